@@ -1,0 +1,89 @@
+// CCurl: the one place batchfetch touches libcurl's C API.
+//
+// Why this shim exists: curl_easy_setopt, curl_multi_setopt and curl_easy_getinfo are C variadic
+// functions, which Swift cannot call. Each wrapper below fixes one argument kind, so the Swift side
+// calls a typed function and the compiler checks what it passes. Everything is `static inline` and
+// prefixed `ccurl_` so the header adds no symbols of its own to link.
+#ifndef CCURL_SHIM_H
+#define CCURL_SHIM_H
+
+#include <curl/curl.h>
+#include <signal.h>
+#include <stddef.h>
+
+#pragma clang assume_nonnull begin
+
+// MARK: - easy options
+
+static inline CURLcode ccurl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+/// libcurl copies string options (except CURLOPT_POSTFIELDS), so `value` may be freed afterwards.
+static inline CURLcode ccurl_easy_setopt_string(CURL *handle, CURLoption option, const char *_Nullable value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_pointer(CURL *handle, CURLoption option, void *_Nullable value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_slist(CURL *handle, CURLoption option,
+                                               struct curl_slist *_Nullable value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+typedef size_t (*ccurl_data_callback)(char *_Nullable data, size_t size, size_t count, void *_Nullable userdata);
+
+/// For CURLOPT_WRITEFUNCTION and CURLOPT_HEADERFUNCTION, which share one signature.
+static inline CURLcode ccurl_easy_setopt_data_callback(CURL *handle, CURLoption option,
+                                                       ccurl_data_callback _Nullable callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+// MARK: - easy info
+
+static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, char *_Nullable *_Nonnull value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+static inline CURLcode ccurl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void *_Nullable *_Nonnull value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+// MARK: - multi options
+
+static inline CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
+    return curl_multi_setopt(handle, option, value);
+}
+
+// MARK: - multi messages
+
+/// CURLMsg carries its result in a union that Swift imports awkwardly; read it here.
+static inline CURLcode ccurl_msg_result(const CURLMsg *message) {
+    return message->data.result;
+}
+
+// MARK: - process
+
+/// libcurl with CURLOPT_NOSIGNAL still writes to sockets whose peer may have gone; the process must
+/// not die of SIGPIPE for that.
+static inline void ccurl_ignore_sigpipe(void) {
+    signal(SIGPIPE, SIG_IGN);
+}
+
+#pragma clang assume_nonnull end
+
+#endif

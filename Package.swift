@@ -1,0 +1,50 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "batchfetch",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "BatchFetch", targets: ["BatchFetch"]),
+        .executable(name: "batchfetch", targets: ["batchfetch"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        // libcurl, found through pkg-config; the shim header wraps its variadic calls.
+        .systemLibrary(
+            name: "CCurl",
+            path: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "BatchFetch",
+            dependencies: [
+                "CCurl",
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
+        ),
+        .executableTarget(
+            name: "batchfetch",
+            dependencies: [
+                "BatchFetch",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "BatchFetchTests",
+            dependencies: [
+                "BatchFetch",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,323 @@
+internal import CCurl
+import Foundation
+
+/// Owns one libcurl easy handle and the buffers of the transfer it currently carries.
+///
+/// Easy handles are pooled and reused: options that never change are set once in `init`, the
+/// per-request ones in ``prepare(for:)``. Reuse keeps libcurl's per-handle caches warm and
+/// avoids re-allocating its ~5 KB of state for every request.
+///
+/// Threading: engine thread only.
+final class CurlEasy {
+    private let handle: UnsafeMutableRawPointer
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private let defaultHeaders: CurlHeaderList
+    private let configuration: Engine.Configuration
+    private let maxBodyBytes: Int
+
+    /// The transfer this handle carries, between ``prepare(for:)`` and ``finish()``.
+    private(set) var transfer: Transfer?
+    /// The result libcurl reported for the transfer; set by ``CurlMulti`` when it completes.
+    var resultCode: CURLcode = CURLE_OK
+
+    private var body = Data()
+    private var headerBytes: [UInt8] = []
+    private var bodyReserved = false
+    private var bodyExceededLimit = false
+    private var requestHeaders: CurlHeaderList?
+    private var usesDefaultHeaders = true
+    private var usesPlainGet = true
+
+    /// Creates a handle with the options every request of this engine shares.
+    /// - Returns: `nil` when libcurl cannot allocate a handle.
+    init?(configuration: Engine.Configuration, defaultHeaders: CurlHeaderList) {
+        guard let handle = curl_easy_init() else {
+            return nil
+        }
+        self.handle = handle
+        self.configuration = configuration
+        self.defaultHeaders = defaultHeaders
+        self.maxBodyBytes = configuration.maxBodyBytes
+        self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        self.setStaticOptions()
+    }
+
+    deinit {
+        curl_easy_cleanup(self.handle)
+        self.errorBuffer.deallocate()
+    }
+
+    /// The raw handle, for ``CurlMulti`` only.
+    var rawHandle: UnsafeMutableRawPointer { self.handle }
+
+    private func setStaticOptions() {
+        let h = self.handle
+        let c = self.configuration
+        // Results of setopt calls below are ignored only where libcurl documents the option as always
+        // accepted for this build (long options with valid values); string options can fail only on
+        // out-of-memory, which then surfaces as a transfer error.
+        _ = ccurl_easy_setopt_long(h, CURLOPT_NOSIGNAL, 1)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = ccurl_easy_setopt_pointer(h, CURLOPT_PRIVATE, me)
+        _ = ccurl_easy_setopt_data_callback(h, CURLOPT_WRITEFUNCTION, curlWriteBody)
+        _ = ccurl_easy_setopt_pointer(h, CURLOPT_WRITEDATA, me)
+        _ = ccurl_easy_setopt_data_callback(h, CURLOPT_HEADERFUNCTION, curlWriteHeader)
+        _ = ccurl_easy_setopt_pointer(h, CURLOPT_HEADERDATA, me)
+        _ = ccurl_easy_setopt_pointer(h, CURLOPT_ERRORBUFFER, self.errorBuffer)
+        _ = ccurl_easy_setopt_string(h, CURLOPT_PROTOCOLS_STR, "http,https")
+        _ = ccurl_easy_setopt_string(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        switch c.redirects {
+        case .none:
+            _ = ccurl_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
+        case .follow(let max):
+            _ = ccurl_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 1)
+            _ = ccurl_easy_setopt_long(h, CURLOPT_MAXREDIRS, Swift.max(0, max))
+        }
+        _ = ccurl_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(c.connectTimeout))
+        _ = ccurl_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Self.milliseconds(c.timeout))
+        if let lowSpeed = c.lowSpeedLimit {
+            _ = ccurl_easy_setopt_long(h, CURLOPT_LOW_SPEED_LIMIT, lowSpeed.bytesPerSecond)
+            _ = ccurl_easy_setopt_long(
+                h, CURLOPT_LOW_SPEED_TIME, Swift.max(1, Self.milliseconds(lowSpeed.duration) / 1000))
+        }
+        _ = ccurl_easy_setopt_off_t(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(c.maxBodyBytes))
+        switch c.httpVersion {
+        case .http1_1:
+            _ = ccurl_easy_setopt_long(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        case .http2:
+            _ = ccurl_easy_setopt_long(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+            _ = ccurl_easy_setopt_long(h, CURLOPT_PIPEWAIT, 1)
+        case .http2PriorKnowledge:
+            _ = ccurl_easy_setopt_long(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
+            _ = ccurl_easy_setopt_long(h, CURLOPT_PIPEWAIT, 1)
+        }
+        if let encoding = c.acceptEncoding {
+            _ = ccurl_easy_setopt_string(h, CURLOPT_ACCEPT_ENCODING, encoding)
+        }
+        _ = ccurl_easy_setopt_string(h, CURLOPT_USERAGENT, c.userAgent)
+        _ = ccurl_easy_setopt_long(h, CURLOPT_SSL_VERIFYPEER, c.verifyTLS ? 1 : 0)
+        _ = ccurl_easy_setopt_long(h, CURLOPT_SSL_VERIFYHOST, c.verifyTLS ? 2 : 0)
+        _ = ccurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, self.defaultHeaders.pointer)
+    }
+
+    /// Sets the per-request options for `transfer` and takes it on.
+    /// - Returns: why the request cannot be sent, or `nil` when the handle is ready to add to the multi.
+    func prepare(for transfer: Transfer) -> FetchError? {
+        let h = self.handle
+        let request = transfer.request
+        let urlCode = ccurl_easy_setopt_string(h, CURLOPT_URL, request.url)
+        guard urlCode == CURLE_OK else {
+            return FetchError(curlCode: urlCode, detail: "")
+        }
+        if request.headers.isEmpty {
+            if !self.usesDefaultHeaders {
+                _ = ccurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, self.defaultHeaders.pointer)
+                self.usesDefaultHeaders = true
+                self.requestHeaders = nil
+            }
+        } else {
+            let overridden = Set(request.headers.map { $0.name.lowercased() })
+            let merged =
+                self.configuration.headers.filter { !overridden.contains($0.name.lowercased()) } + request.headers
+            let list = CurlHeaderList(merged)
+            _ = ccurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, list.pointer)
+            self.requestHeaders = list
+            self.usesDefaultHeaders = false
+        }
+        if let error = self.setMethod(request) {
+            return error
+        }
+        self.transfer = transfer
+        return nil
+    }
+
+    private func setMethod(_ request: Request) -> FetchError? {
+        let h = self.handle
+        if request.method == .get && request.body == nil {
+            if !self.usesPlainGet {
+                _ = ccurl_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
+                _ = ccurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, nil)
+                self.usesPlainGet = true
+            }
+            return nil
+        }
+        // Back to a clean GET first, so nothing of the previous request's method lingers.
+        _ = ccurl_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
+        _ = ccurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, nil)
+        self.usesPlainGet = false
+        if request.method == .head {
+            _ = ccurl_easy_setopt_long(h, CURLOPT_NOBODY, 1)
+            return nil
+        }
+        if let body = request.body {
+            _ = ccurl_easy_setopt_off_t(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+            // COPYPOSTFIELDS copies the bytes (plain POSTFIELDS would keep our pointer past this call).
+            let code = body.withUnsafeBytes { bytes in
+                ccurl_easy_setopt_pointer(
+                    h, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            }
+            guard code == CURLE_OK else {
+                return FetchError(curlCode: code, detail: "")
+            }
+        } else if request.method == .post {
+            _ = ccurl_easy_setopt_off_t(h, CURLOPT_POSTFIELDSIZE_LARGE, 0)
+            _ = ccurl_easy_setopt_string(h, CURLOPT_COPYPOSTFIELDS, "")
+        }
+        if request.method != .post {
+            _ = ccurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, request.method.rawValue)
+        }
+        return nil
+    }
+
+    /// Collects the outcome of the finished attempt and resets the handle for its next transfer.
+    /// - Returns: the response or error, and the server's `Retry-After` header if it sent one.
+    func finish(queued: Duration) -> (outcome: Result<Response, FetchError>, retryAfter: String?) {
+        defer { self.reset() }
+        let code = self.resultCode
+        guard code == CURLE_OK else {
+            if self.bodyExceededLimit {
+                return (
+                    .failure(
+                        FetchError(
+                            kind: .tooLarge,
+                            message: "body larger than the configured maximum of \(self.maxBodyBytes) bytes; "
+                                + "raise it with --max-body"
+                        )),
+                    nil
+                )
+            }
+            let detail = String(cString: self.errorBuffer)
+            return (.failure(FetchError(curlCode: code, detail: detail)), nil)
+        }
+        let h = self.handle
+        var status = 0
+        _ = ccurl_easy_getinfo_long(h, CURLINFO_RESPONSE_CODE, &status)
+        var effectiveURL = self.transfer?.request.url ?? ""
+        if case .follow = self.configuration.redirects {
+            var redirects = 0
+            _ = ccurl_easy_getinfo_long(h, CURLINFO_REDIRECT_COUNT, &redirects)
+            var url: UnsafeMutablePointer<CChar>? = nil
+            if redirects > 0, ccurl_easy_getinfo_string(h, CURLINFO_EFFECTIVE_URL, &url) == CURLE_OK, let url {
+                effectiveURL = String(cString: url)
+            }
+        }
+        var version = 0
+        _ = ccurl_easy_getinfo_long(h, CURLINFO_HTTP_VERSION, &version)
+        var connects = 0
+        _ = ccurl_easy_getinfo_long(h, CURLINFO_NUM_CONNECTS, &connects)
+        let timings = Timings(
+            queued: queued,
+            nameLookup: self.microseconds(CURLINFO_NAMELOOKUP_TIME_T),
+            connect: self.microseconds(CURLINFO_CONNECT_TIME_T),
+            tlsHandshake: self.microseconds(CURLINFO_APPCONNECT_TIME_T),
+            preTransfer: self.microseconds(CURLINFO_PRETRANSFER_TIME_T),
+            firstByte: self.microseconds(CURLINFO_STARTTRANSFER_TIME_T),
+            total: self.microseconds(CURLINFO_TOTAL_TIME_T)
+        )
+        let headers = HTTPHeaders(raw: self.headerBytes)
+        let retryAfter =
+            (status == 429 || status == 503 || status >= 300 && status < 400) ? headers["retry-after"] : nil
+        let response = Response(
+            status: status,
+            headers: headers,
+            body: self.body,
+            effectiveURL: effectiveURL,
+            attempts: self.transfer?.attempts ?? 1,
+            timings: timings,
+            httpVersion: Self.httpVersion(version),
+            newConnections: connects
+        )
+        return (.success(response), retryAfter)
+    }
+
+    /// Forgets the finished transfer; keeps the options that do not change between requests.
+    func reset() {
+        self.transfer = nil
+        self.resultCode = CURLE_OK
+        self.body = Data()
+        self.headerBytes = []
+        self.bodyReserved = false
+        self.bodyExceededLimit = false
+        self.errorBuffer[0] = 0
+    }
+
+    private func microseconds(_ info: CURLINFO) -> Duration {
+        var value: curl_off_t = 0
+        _ = ccurl_easy_getinfo_off_t(self.handle, info, &value)
+        return .microseconds(Int64(value))
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        Int(clamping: duration.nanoseconds / 1_000_000)
+    }
+
+    private static func httpVersion(_ value: Int) -> HTTPVersion {
+        switch value {
+        case Int(CURL_HTTP_VERSION_1_0): .http1_0
+        case Int(CURL_HTTP_VERSION_2_0): .http2
+        case Int(CURL_HTTP_VERSION_3): .http3
+        default: .http1_1
+        }
+    }
+
+    // MARK: - callbacks (called by libcurl on the engine thread, inside curl_multi_perform)
+
+    fileprivate func receiveBody(_ data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        if self.body.count + count > self.maxBodyBytes {
+            // Returning less than `count` makes libcurl abort the transfer with CURLE_WRITE_ERROR.
+            self.bodyExceededLimit = true
+            return 0
+        }
+        if !self.bodyReserved {
+            self.bodyReserved = true
+            var length: curl_off_t = -1
+            if ccurl_easy_getinfo_off_t(self.handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK,
+                length > count, length <= self.maxBodyBytes
+            {
+                self.body.reserveCapacity(Int(length))
+            }
+        }
+        data.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
+            self.body.append(bytes, count: count)
+        }
+        return count
+    }
+
+    fileprivate func receiveHeader(_ data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
+        data.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
+            let line = UnsafeBufferPointer(start: bytes, count: count)
+            // Each response (a redirect's, an interim 100's, the final one) starts with a status
+            // line; keep only the last response's fields.
+            if line.starts(with: "HTTP/".utf8) {
+                self.headerBytes.removeAll(keepingCapacity: true)
+            } else {
+                self.headerBytes.append(contentsOf: line)
+            }
+        }
+        return count
+    }
+}
+
+@available(*, unavailable)
+extension CurlEasy: Sendable {}
+
+private func curlWriteBody(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    let total = size * count
+    guard let data, let context, total > 0 else {
+        return total
+    }
+    return Unmanaged<CurlEasy>.fromOpaque(context).takeUnretainedValue().receiveBody(data, count: total)
+}
+
+private func curlWriteHeader(
+    _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    let total = size * count
+    guard let data, let context, total > 0 else {
+        return total
+    }
+    return Unmanaged<CurlEasy>.fromOpaque(context).takeUnretainedValue().receiveHeader(data, count: total)
+}

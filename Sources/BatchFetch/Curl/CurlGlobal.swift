@@ -1,0 +1,29 @@
+internal import CCurl
+
+/// Process-wide libcurl setup, done exactly once.
+///
+/// `curl_global_init` is not thread-safe in libcurl 7.x and must run before any other call; a
+/// Swift `static let` is initialised once, under a lock, on first use, which is exactly that.
+/// It also ignores SIGPIPE: with `CURLOPT_NOSIGNAL` libcurl no longer does, and a write to a
+/// socket the server closed must become an error, not the end of the process.
+enum CurlGlobal {
+    /// `nil` when libcurl initialised, else why it did not.
+    static let initializationError: FetchError? = {
+        ccurl_ignore_sigpipe()
+        let code = curl_global_init(Int(CURL_GLOBAL_ALL))
+        guard code == CURLE_OK else {
+            return FetchError(kind: .other, message: "libcurl failed to initialise: \(CurlGlobal.text(of: code))")
+        }
+        return nil
+    }()
+
+    /// libcurl's version string, e.g. `libcurl/7.88.1 OpenSSL/3.0.19 …`.
+    static var version: String {
+        String(cString: curl_version())
+    }
+
+    /// The short description libcurl gives a result code.
+    static func text(of code: CURLcode) -> String {
+        String(cString: curl_easy_strerror(code))
+    }
+}

@@ -1,0 +1,110 @@
+extension Engine {
+    /// How an ``Engine`` fetches: limits, timeouts, protocol and retry behaviour.
+    ///
+    /// The defaults are safe for unknown servers: 64 transfers in flight, TLS verification on,
+    /// only `http`/`https`, no redirects followed, bodies capped at 64 MiB, 3 retries with jittered
+    /// backoff that honours `Retry-After`.
+    public struct Configuration: Sendable {
+        /// Transfers in flight at once. Enforced by how many easy handles are in the multi handle
+        /// (not by libcurl's own queue, whose waiting time would count against ``timeout``).
+        public var maxInFlight: Int = 64
+        /// Connections to one host at once; 0 = no limit beyond ``maxInFlight``.
+        /// (`CURLMOPT_MAX_HOST_CONNECTIONS`: transfers above it wait inside libcurl, and that wait
+        /// counts against ``timeout``.)
+        public var maxConnectionsPerHost: Int = 0
+        /// Open connections in total; 0 = no limit beyond ``maxInFlight``.
+        public var maxTotalConnections: Int = 0
+        /// How long to wait for a connection to be established.
+        public var connectTimeout: Duration = .seconds(10)
+        /// How long one attempt may take in total, connect included.
+        public var timeout: Duration = .seconds(30)
+        /// Abort an attempt that stays below `bytesPerSecond` for `duration`; `nil` = never.
+        public var lowSpeedLimit: LowSpeedLimit? = nil
+        /// The largest body accepted; larger ones fail with ``FetchError/Kind/tooLarge``. Enforced
+        /// on the decoded bytes as they arrive, so a compressed body cannot expand past it.
+        public var maxBodyBytes: Int = 64 << 20
+        /// The HTTP version to ask for.
+        public var httpVersion: HTTPVersionPreference = .http1_1
+        /// The `Accept-Encoding` to send: `""` asks for every encoding libcurl can decode
+        /// (gzip, deflate, br, zstd here) and decodes the body; `nil` sends none.
+        public var acceptEncoding: String? = ""
+        /// The `User-Agent` header.
+        public var userAgent: String = "batchfetch/\(BatchFetch.version)"
+        /// Header fields sent with every request (a request's own fields of the same name win).
+        public var headers: [HeaderField] = []
+        /// Verify TLS certificates and host names. Turning this off is for hosts you trust only.
+        public var verifyTLS: Bool = true
+        /// Whether and how far to follow redirects; every hop is restricted to http and https.
+        public var redirects: RedirectPolicy = .none
+        /// When to retry.
+        public var retry: RetryPolicy = RetryPolicy()
+        /// An optional rate limit on request starts (retries included).
+        public var rateLimit: RateLimit? = nil
+        /// Transfer identical requests (method, URL, headers, body) once: while one is in flight,
+        /// later identical ones wait for it and share its result.
+        public var deduplicate: Bool = true
+        /// After a de-duplicated request completes, its result is replayed to later identical
+        /// requests while it fits in this many bytes of bodies (oldest dropped first); 0 = only
+        /// requests overlapping in time are shared.
+        public var replayCacheBytes: Int = 8 << 20
+        /// URLs longer than this are rejected before sending.
+        public var maxURLLength: Int = 8192
+        /// How many requests of a batch may be read ahead of the consumer (admitted, queued,
+        /// or completed but not yet consumed); `nil` = `2 × maxInFlight`. Bounds memory.
+        public var readAhead: Int? = nil
+
+        /// The default configuration.
+        public init() {}
+
+        var effectiveReadAhead: Int {
+            max(self.readAhead ?? 2 * self.maxInFlight, 1)
+        }
+    }
+
+    /// The HTTP version an engine asks for.
+    public enum HTTPVersionPreference: String, Sendable, Hashable, CaseIterable {
+        /// HTTP/1.1 only.
+        case http1_1
+        /// HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 otherwise; transfers to one
+        /// host are multiplexed over one connection.
+        case http2
+        /// HTTP/2 without negotiation, also over cleartext (for servers known to speak it).
+        case http2PriorKnowledge
+    }
+
+    /// Whether redirects are followed.
+    public enum RedirectPolicy: Sendable, Hashable {
+        /// Return 3xx responses as they are.
+        case none
+        /// Follow up to this many redirects, then fail with ``FetchError/Kind/tooManyRedirects``.
+        case follow(max: Int)
+    }
+
+    /// A token-bucket limit on request starts.
+    public struct RateLimit: Sendable, Hashable {
+        /// Average starts per second.
+        public var requestsPerSecond: Double
+        /// How many may start at once after a quiet period.
+        public var burst: Int
+
+        /// Creates a rate limit; `burst` defaults to 1 (evenly spaced starts).
+        public init(requestsPerSecond: Double, burst: Int = 1) {
+            self.requestsPerSecond = requestsPerSecond
+            self.burst = max(1, burst)
+        }
+    }
+
+    /// A minimum transfer speed.
+    public struct LowSpeedLimit: Sendable, Hashable {
+        /// Bytes per second below which the transfer counts as stalled.
+        public var bytesPerSecond: Int
+        /// How long it may stay stalled.
+        public var duration: Duration
+
+        /// Creates a low-speed limit.
+        public init(bytesPerSecond: Int, duration: Duration) {
+            self.bytesPerSecond = bytesPerSecond
+            self.duration = duration
+        }
+    }
+}

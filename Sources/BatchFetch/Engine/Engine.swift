@@ -1,0 +1,134 @@
+import Foundation
+import Synchronization
+
+/// Fetches batches of HTTP requests with libcurl's multi interface: many transfers in flight under
+/// one cap, connections kept alive and reused, results streamed out as they complete.
+///
+/// One dedicated thread owns the libcurl multi handle (libcurl's rule: one thread per multi handle
+/// at a time). Requests reach it through a locked inbox and `curl_multi_wakeup`; results leave
+/// through per-batch buffers that consuming tasks await. Nothing is decoded on that thread.
+///
+/// ```swift
+/// try await withEngine { engine in
+///     for await result in engine.results(for: urls.map { Request($0) }) {
+///         print(result.index, result.response?.status ?? 0)
+///     }
+/// }
+/// ```
+///
+/// Threading: every method may be called from any thread or task. Prefer ``withEngine(configuration:_:)``,
+/// which always joins the thread; otherwise call ``shutdown()`` when done.
+public final class Engine: Sendable {
+    /// The configuration the engine was created with.
+    public let configuration: Configuration
+    let core: EngineCore
+
+    /// Starts an engine and its thread.
+    /// - Throws: ``FetchError`` when the configuration is invalid or libcurl cannot start.
+    public init(configuration: Configuration = Configuration()) throws(FetchError) {
+        if let problem = Engine.problem(with: configuration) {
+            throw FetchError(kind: .invalidConfiguration, message: problem)
+        }
+        self.configuration = configuration
+        let core = EngineCore()
+        self.core = core
+        let started = Mutex<Result<Void, FetchError>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let loop: EngineLoop
+            do throws(FetchError) {
+                loop = try EngineLoop(configuration: configuration, core: core)
+            } catch {
+                let late = core.loopStopped()
+                EngineCore.answerCancelled(late.submissions)
+                core.threadExited()
+                started.withLock { $0 = .failure(error) }
+                ready.signal()
+                return
+            }
+            core.loopStarted(wakeup: loop.multi.wakeup)
+            started.withLock { $0 = .success(()) }
+            ready.signal()
+            loop.run()
+            withExtendedLifetime(loop) {}
+            core.threadExited()
+        }
+        thread.name = "batchfetch-curl"
+        thread.start()
+        ready.wait()
+        if case .failure(let error) = started.withLock({ $0 }) {
+            throw error
+        }
+    }
+
+    deinit {
+        self.core.requestShutdown()
+    }
+
+    /// Fetches every request of `requests` and yields one result per request, in completion order.
+    ///
+    /// The sequence is read lazily, no further ahead than ``Configuration/readAhead`` of what the
+    /// consumer has taken, so memory stays flat for any input size. Requests that cannot be sent
+    /// (bad URL, scheme, header) yield an error result in place without touching the network.
+    /// Cancelling the consuming task, or dropping the iterator, cancels the batch's transfers.
+    public func results<Requests: Sequence<Request>>(for requests: Requests) -> FetchResults<Requests> {
+        FetchResults(engine: self, requests: requests)
+    }
+
+    /// Fetches one request.
+    public func fetch(_ request: Request) async -> FetchResult {
+        for await result in self.results(for: CollectionOfOne(request)) {
+            return result
+        }
+        return FetchResult(index: 0, request: request, outcome: .failure(.cancelled), attempts: 0)
+    }
+
+    /// Cancels everything outstanding (each gets a ``FetchError/Kind/cancelled`` result), stops the
+    /// engine thread and waits for it to release every libcurl handle. Idempotent.
+    public func shutdown() async {
+        self.core.requestShutdown()
+        await self.core.waitForExit()
+    }
+
+    private static func problem(with configuration: Configuration) -> String? {
+        if configuration.maxInFlight < 1 {
+            return "maxInFlight must be at least 1 (got \(configuration.maxInFlight))"
+        }
+        if configuration.maxBodyBytes < 0 {
+            return "maxBodyBytes must not be negative"
+        }
+        if configuration.timeout <= .zero || configuration.connectTimeout <= .zero {
+            return "timeouts must be positive"
+        }
+        if let rate = configuration.rateLimit, !(rate.requestsPerSecond > 0) || !rate.requestsPerSecond.isFinite {
+            return "the rate limit must be a positive number of requests per second"
+        }
+        if case .follow(let max) = configuration.redirects, max < 0 {
+            return "the redirect limit must not be negative"
+        }
+        if let error = configuration.headers.lazy.compactMap({ $0.validationError() }).first {
+            return error.message
+        }
+        if configuration.userAgent.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+            return "the user agent must not contain CR, LF or NUL"
+        }
+        return nil
+    }
+}
+
+/// Runs `body` with a new engine and always shuts the engine down afterwards, also when `body` throws.
+public func withEngine<Result>(
+    configuration: Engine.Configuration = Engine.Configuration(),
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (Engine) async throws -> Result
+) async throws -> Result {
+    let engine = try Engine(configuration: configuration)
+    do {
+        let result = try await body(engine)
+        await engine.shutdown()
+        return result
+    } catch {
+        await engine.shutdown()
+        throw error
+    }
+}

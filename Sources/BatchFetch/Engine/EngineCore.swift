@@ -1,0 +1,177 @@
+import Synchronization
+
+/// The part of an engine that other threads touch: the inbox of submissions and cancellations the
+/// engine thread drains, and the engine thread's lifecycle.
+///
+/// Threading: any thread. All state sits behind one `Mutex`, held only for appends and swaps,
+/// never across a libcurl call other than `curl_multi_wakeup` (which must not race the multi
+/// handle's cleanup, so it is called under the lock).
+final class EngineCore: Sendable {
+    /// A request handed to the engine thread.
+    struct Submission: Sendable {
+        let request: Request
+        let index: Int
+        let sink: ResultSink
+        let submittedAt: UInt64
+    }
+
+    /// What the engine thread takes from the inbox in one go.
+    struct Inbox {
+        var submissions: [Submission] = []
+        var cancellations: [ResultSink] = []
+        var shutdown = false
+    }
+
+    private enum Lifecycle {
+        /// The engine thread is starting; submissions queue up.
+        case starting
+        /// The engine thread runs and can be woken.
+        case running(CurlWakeup)
+        /// The engine thread has exited (or never started); submissions are answered `cancelled`.
+        case stopped
+    }
+
+    private struct State {
+        var inbox = Inbox()
+        var lifecycle = Lifecycle.starting
+        /// The engine thread is (about to be) blocked in `curl_multi_poll` and needs a wake-up.
+        var sleeping = false
+        var exitWaiters: [CheckedContinuation<Void, Never>] = []
+        /// The engine thread has released every libcurl handle and returned.
+        var exited = false
+    }
+
+    private let state = Mutex(State())
+
+    // MARK: - any thread
+
+    /// Queues requests for the engine thread and wakes it if it sleeps.
+    func submit(_ submissions: [Submission]) {
+        guard !submissions.isEmpty else {
+            return
+        }
+        let accepted = self.state.withLock { state -> Bool in
+            if case .stopped = state.lifecycle {
+                return false
+            }
+            if state.inbox.shutdown {
+                return false
+            }
+            state.inbox.submissions.append(contentsOf: submissions)
+            self.wakeLocked(&state)
+            return true
+        }
+        if !accepted {
+            EngineCore.answerCancelled(submissions)
+        }
+    }
+
+    /// Asks the engine thread to drop every transfer of `sink`'s batch.
+    func cancel(_ sink: ResultSink) {
+        self.state.withLock { state in
+            guard case .running = state.lifecycle else {
+                return
+            }
+            state.inbox.cancellations.append(sink)
+            self.wakeLocked(&state)
+        }
+    }
+
+    /// Asks the engine thread to cancel everything and exit. Idempotent.
+    func requestShutdown() {
+        self.state.withLock { state in
+            state.inbox.shutdown = true
+            self.wakeLocked(&state)
+        }
+    }
+
+    /// Waits until the engine thread has exited.
+    func waitForExit() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let exited = self.state.withLock { state -> Bool in
+                if state.exited {
+                    return true
+                }
+                state.exitWaiters.append(continuation)
+                return false
+            }
+            if exited {
+                continuation.resume()
+            }
+        }
+    }
+
+    private func wakeLocked(_ state: inout State) {
+        if state.sleeping, case .running(let wakeup) = state.lifecycle {
+            state.sleeping = false
+            wakeup.wake()
+        }
+    }
+
+    static func answerCancelled(_ submissions: [Submission]) {
+        for submission in submissions {
+            submission.sink.deliver([
+                FetchResult(
+                    index: submission.index, request: submission.request, outcome: .failure(.cancelled), attempts: 0)
+            ])
+        }
+    }
+
+    // MARK: - engine thread
+
+    /// The engine thread is up and can be woken through `wakeup`.
+    func loopStarted(wakeup: CurlWakeup) {
+        self.state.withLock { state in
+            state.lifecycle = .running(wakeup)
+        }
+    }
+
+    /// Takes everything queued since the last call.
+    func takeInbox() -> Inbox {
+        self.state.withLock { state in
+            state.sleeping = false
+            var inbox = Inbox()
+            swap(&inbox, &state.inbox)
+            // Shutdown stays requested: later submissions must be refused too.
+            state.inbox.shutdown = inbox.shutdown
+            return inbox
+        }
+    }
+
+    /// Marks the engine thread as about to sleep, unless work arrived meanwhile.
+    /// - Returns: whether it may sleep.
+    func prepareToSleep() -> Bool {
+        self.state.withLock { state in
+            let idle = state.inbox.submissions.isEmpty && state.inbox.cancellations.isEmpty && !state.inbox.shutdown
+            state.sleeping = idle
+            return idle
+        }
+    }
+
+    /// The engine loop has stopped (or failed to start): refuse further work and wake-ups, before
+    /// the multi handle is cleaned up.
+    /// - Returns: submissions that arrived too late, for the caller to answer.
+    func loopStopped() -> Inbox {
+        self.state.withLock { state in
+            state.lifecycle = .stopped
+            state.sleeping = false
+            var inbox = Inbox()
+            swap(&inbox, &state.inbox)
+            state.inbox.shutdown = true
+            return inbox
+        }
+    }
+
+    /// The engine thread has released every libcurl handle: wake those waiting in ``waitForExit()``.
+    func threadExited() {
+        let waiters = self.state.withLock { state in
+            state.exited = true
+            let waiters = state.exitWaiters
+            state.exitWaiters = []
+            return waiters
+        }
+        for waiter in waiters {
+            waiter.resume()
+        }
+    }
+}

@@ -1,0 +1,333 @@
+import DequeModule
+import Foundation
+import HeapModule
+
+/// The engine thread's loop: admits queued transfers into the multi handle up to the cap, drives
+/// libcurl, turns finished attempts into results or scheduled retries, and delivers results.
+///
+/// One iteration: take the inbox → fire due retries → admit → `curl_multi_perform` → collect
+/// finished transfers → deliver → `curl_multi_poll` until a socket, a libcurl timer, the next retry
+/// or rate-limit token, or a wake-up from another thread. Retries and `Retry-After` pauses live on
+/// a timer heap, so a delayed retry that is the last outstanding transfer still fires (curl's own
+/// `--parallel --retry` hung on exactly that: curl issues 5905 and 20669).
+///
+/// Threading: created and run on the engine thread only.
+final class EngineLoop {
+    private let configuration: Engine.Configuration
+    private let core: EngineCore
+    let multi: CurlMulti
+    private let defaultHeaders: CurlHeaderList
+
+    private var idle: [CurlEasy] = []
+    private var busy: [ObjectIdentifier: CurlEasy] = [:]
+    private var pending = Deque<Transfer>()
+    private var scheduled = Heap<ScheduledTransfer>()
+    private var scheduleSequence: UInt64 = 0
+    private var inFlight: [Request: Transfer] = [:]
+    private var replay: ReplayCache
+    private var bucket: TokenBucket?
+    private var hostPauses: [Substring: UInt64] = [:]
+    private var outbox: [(sink: ResultSink, result: FetchResult)] = []
+    private var random = SystemRandomNumberGenerator()
+
+    init(configuration: Engine.Configuration, core: EngineCore) throws(FetchError) {
+        self.configuration = configuration
+        self.core = core
+        self.multi = try CurlMulti(configuration: configuration)
+        self.defaultHeaders = CurlHeaderList(configuration.headers)
+        self.replay = ReplayCache(limit: configuration.deduplicate ? configuration.replayCacheBytes : 0)
+        if let limit = configuration.rateLimit {
+            self.bucket = TokenBucket(
+                rate: limit.requestsPerSecond, burst: Double(limit.burst), now: MonotonicClock.now())
+        }
+    }
+
+    /// Runs until shutdown is requested, then cancels everything outstanding.
+    func run() {
+        while true {
+            let inbox = self.core.takeInbox()
+            for sink in inbox.cancellations {
+                self.cancel(sink)
+            }
+            if inbox.shutdown {
+                self.accept(inbox.submissions)
+                break
+            }
+            self.accept(inbox.submissions)
+            var now = MonotonicClock.now()
+            self.fireDue(now: now)
+            let rateWait = self.admit(now: now)
+            self.multi.perform()
+            self.multi.drainCompleted { easy in
+                self.complete(easy)
+            }
+            self.flushOutbox()
+            now = MonotonicClock.now()
+            if self.busy.count < self.configuration.maxInFlight, !self.pending.isEmpty, rateWait == nil {
+                // Completions freed slots and work is queued: admit it now rather than after a poll.
+                continue
+            }
+            let timeout = self.pollTimeout(now: now, rateWait: rateWait)
+            if self.core.prepareToSleep() {
+                self.multi.poll(milliseconds: timeout)
+            }
+        }
+        self.shutdown()
+    }
+
+    // MARK: - submissions
+
+    private func accept(_ submissions: [EngineCore.Submission]) {
+        for submission in submissions {
+            let waiter = Waiter(sink: submission.sink, index: submission.index)
+            if self.configuration.deduplicate {
+                if let transfer = self.inFlight[submission.request] {
+                    transfer.waiters.append(waiter)
+                    continue
+                }
+                if let (outcome, attempts) = self.replay[submission.request] {
+                    self.outbox.append(
+                        (
+                            submission.sink,
+                            FetchResult(
+                                index: submission.index, request: submission.request, outcome: outcome,
+                                attempts: attempts)
+                        ))
+                    continue
+                }
+            }
+            let transfer = Transfer(request: submission.request, waiter: waiter, submittedAt: submission.submittedAt)
+            if self.configuration.deduplicate {
+                self.inFlight[submission.request] = transfer
+            }
+            self.pending.append(transfer)
+        }
+        self.flushOutbox()
+    }
+
+    private func cancel(_ sink: ResultSink) {
+        let drop: (Transfer) -> Bool = { transfer in
+            transfer.waiters.removeAll { $0.sink === sink }
+            return transfer.waiters.isEmpty
+        }
+        for transfer in self.pending where drop(transfer) {
+            self.forget(transfer)
+        }
+        for entry in self.scheduled.unordered where drop(entry.transfer) {
+            self.forget(entry.transfer)
+        }
+        for easy in Array(self.busy.values) {
+            guard let transfer = easy.transfer, drop(transfer) else {
+                continue
+            }
+            self.forget(transfer)
+            self.multi.remove(easy)
+            self.release(easy)
+        }
+        // Abandoned transfers left in `pending` and `scheduled` are skipped when they come up.
+    }
+
+    /// Removes a transfer nobody waits for from the de-duplication map.
+    private func forget(_ transfer: Transfer) {
+        if self.configuration.deduplicate, self.inFlight[transfer.request] === transfer {
+            self.inFlight[transfer.request] = nil
+        }
+    }
+
+    // MARK: - admission
+
+    /// Starts queued transfers while there is room and a rate-limit token.
+    /// - Returns: nanoseconds until the next token when the rate limit stopped admission.
+    private func admit(now: UInt64) -> UInt64? {
+        while self.busy.count < self.configuration.maxInFlight, let transfer = self.pending.first {
+            if transfer.waiters.isEmpty {
+                self.pending.removeFirst()
+                continue
+            }
+            if !self.hostPauses.isEmpty, let until = self.hostPauses[transfer.hostKey] {
+                self.pending.removeFirst()
+                if until > now {
+                    self.schedule(transfer, at: until)
+                    continue
+                }
+                self.hostPauses[transfer.hostKey] = nil
+                self.pending.prepend(transfer)
+            }
+            if self.bucket != nil, let wait = self.bucket?.take(now: now) {
+                return wait
+            }
+            self.pending.removeFirst()
+            self.start(transfer, now: now)
+        }
+        return nil
+    }
+
+    private func start(_ transfer: Transfer, now: UInt64) {
+        transfer.attempts += 1
+        if transfer.startedAt == 0 {
+            transfer.startedAt = now
+        }
+        guard
+            let easy = self.idle.popLast()
+                ?? CurlEasy(configuration: self.configuration, defaultHeaders: self.defaultHeaders)
+        else {
+            self.finish(transfer, .failure(FetchError(kind: .other, message: "libcurl could not allocate a handle")))
+            return
+        }
+        if let error = easy.prepare(for: transfer) ?? self.multi.add(easy) {
+            easy.reset()
+            self.idle.append(easy)
+            self.finish(transfer, .failure(error))
+            return
+        }
+        transfer.easy = easy
+        self.busy[ObjectIdentifier(easy)] = easy
+    }
+
+    private func release(_ easy: CurlEasy) {
+        easy.transfer?.easy = nil
+        easy.reset()
+        self.busy[ObjectIdentifier(easy)] = nil
+        self.idle.append(easy)
+    }
+
+    // MARK: - completion
+
+    private func complete(_ easy: CurlEasy) {
+        guard let transfer = easy.transfer else {
+            preconditionFailure("completed easy handle carries no transfer")
+        }
+        let queued = Duration.nanoseconds(Int64(transfer.startedAt &- transfer.submittedAt))
+        let (outcome, retryAfterValue) = easy.finish(queued: queued)
+        self.busy[ObjectIdentifier(easy)] = nil
+        transfer.easy = nil
+        self.idle.append(easy)
+        guard !transfer.waiters.isEmpty else {
+            return
+        }
+        var status: Int? = nil
+        var errorKind: FetchError.Kind? = nil
+        switch outcome {
+        case .success(let response): status = response.status
+        case .failure(let error): errorKind = error.kind
+        }
+        let retryAfter = retryAfterValue.flatMap { parseRetryAfter($0, now: Date()) }
+        let now = MonotonicClock.now()
+        if let retryAfter, status == 429 || status == 503 {
+            // The server throttled this host: no request to it before the pause ends, not only this one.
+            let until = now &+ UInt64(max(0, retryAfter.nanoseconds))
+            let host = transfer.hostKey
+            self.hostPauses[host] = max(self.hostPauses[host] ?? 0, until)
+            if self.hostPauses.count > 1024 {
+                self.hostPauses = self.hostPauses.filter { $0.value > now }
+            }
+        }
+        let decision = self.configuration.retry.decide(
+            attempt: transfer.attempts,
+            method: transfer.request.method,
+            status: status,
+            error: errorKind,
+            retryAfter: retryAfter,
+            using: &self.random
+        )
+        switch decision {
+        case .retry(let delay):
+            self.schedule(transfer, at: now &+ UInt64(max(0, delay.nanoseconds)))
+        case .done:
+            self.finish(transfer, outcome)
+        }
+    }
+
+    private func finish(_ transfer: Transfer, _ outcome: Result<Response, FetchError>) {
+        if self.configuration.deduplicate {
+            self.forget(transfer)
+            self.replay.insert(transfer.request, outcome: outcome, attempts: transfer.attempts)
+        }
+        for waiter in transfer.waiters {
+            self.outbox.append(
+                (
+                    waiter.sink,
+                    FetchResult(
+                        index: waiter.index, request: transfer.request, outcome: outcome, attempts: transfer.attempts)
+                ))
+        }
+        transfer.waiters = []
+    }
+
+    /// Delivers collected results, one hand-over per run of results for the same batch.
+    private func flushOutbox() {
+        guard !self.outbox.isEmpty else {
+            return
+        }
+        var start = 0
+        while start < self.outbox.count {
+            let sink = self.outbox[start].sink
+            var end = start + 1
+            while end < self.outbox.count && self.outbox[end].sink === sink {
+                end += 1
+            }
+            sink.deliver(self.outbox[start..<end].map(\.result))
+            start = end
+        }
+        self.outbox.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: - timers
+
+    private func schedule(_ transfer: Transfer, at due: UInt64) {
+        self.scheduleSequence &+= 1
+        self.scheduled.insert(ScheduledTransfer(due: due, sequence: self.scheduleSequence, transfer: transfer))
+    }
+
+    /// Moves transfers whose retry time has come to the front of the queue.
+    private func fireDue(now: UInt64) {
+        var due: [Transfer] = []
+        while let next = self.scheduled.min, next.due <= now {
+            _ = self.scheduled.removeMin()
+            if !next.transfer.waiters.isEmpty {
+                due.append(next.transfer)
+            }
+        }
+        for transfer in due.reversed() {
+            self.pending.prepend(transfer)
+        }
+    }
+
+    private func pollTimeout(now: UInt64, rateWait: UInt64?) -> Int {
+        var wait: UInt64 = 1_000_000_000
+        if let next = self.scheduled.min {
+            wait = min(wait, next.due > now ? next.due - now : 0)
+        }
+        if let rateWait, !self.pending.isEmpty {
+            wait = min(wait, rateWait)
+        }
+        // Round up: waking a little late costs nothing, waking early spins.
+        return Int((wait + 999_999) / 1_000_000)
+    }
+
+    // MARK: - shutdown
+
+    private func shutdown() {
+        var waiting: [Transfer] = Array(self.pending)
+        waiting += self.scheduled.unordered.map(\.transfer)
+        for easy in Array(self.busy.values) {
+            if let transfer = easy.transfer {
+                waiting.append(transfer)
+            }
+            self.multi.remove(easy)
+            self.release(easy)
+        }
+        for transfer in waiting where !transfer.waiters.isEmpty {
+            self.finish(transfer, .failure(.cancelled))
+        }
+        self.pending.removeAll()
+        self.scheduled = Heap()
+        self.flushOutbox()
+        let late = self.core.loopStopped()
+        EngineCore.answerCancelled(late.submissions)
+        self.idle.removeAll()
+    }
+}
+
+@available(*, unavailable)
+extension EngineLoop: Sendable {}

@@ -1,0 +1,120 @@
+import DequeModule
+
+/// The results of one batch, in completion order, as an `AsyncSequence`.
+///
+/// Iterating it drives the batch: requests are read from the input only as the consumer takes
+/// results, at most ``Engine/Configuration/readAhead`` ahead. Iterate it once, from one task.
+public struct FetchResults<Requests: Sequence<Request>>: AsyncSequence {
+    public typealias Element = FetchResult
+    public typealias Failure = Never
+
+    let engine: Engine
+    let requests: Requests
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(engine: self.engine, input: self.requests.makeIterator())
+    }
+
+    /// Iterates a batch. Dropping the iterator before the end cancels what is still outstanding.
+    public struct Iterator: AsyncIteratorProtocol {
+        private let core: EngineCore
+        private let maxURLLength: Int
+        private let readAhead: Int
+        private let refillThreshold: Int
+        private let batch: BatchGuard
+        private var input: Requests.Iterator
+        private var inputExhausted = false
+        private var nextIndex = 0
+        /// Submitted to the engine and not yet received back.
+        private var outstanding = 0
+        private var ready = Deque<FetchResult>()
+
+        init(engine: Engine, input: Requests.Iterator) {
+            self.core = engine.core
+            self.maxURLLength = engine.configuration.maxURLLength
+            self.readAhead = engine.configuration.effectiveReadAhead
+            // Refill in chunks, so a consumer taking one result at a time does not cost one
+            // cross-thread hand-over and wake-up per request.
+            self.refillThreshold = Swift.max(1, self.readAhead / 8)
+            self.batch = BatchGuard(core: engine.core)
+            self.input = input
+        }
+
+        public mutating func next() async -> FetchResult? {
+            while true {
+                self.refill()
+                if let result = self.ready.popFirst() {
+                    return result
+                }
+                if self.outstanding == 0 {
+                    self.batch.finished = true
+                    return nil
+                }
+                let results = await self.batch.sink.take()
+                if results.isEmpty || Task.isCancelled {
+                    self.batch.cancel()
+                    self.outstanding = 0
+                    self.inputExhausted = true
+                    self.ready.removeAll()
+                    return nil
+                }
+                self.outstanding -= results.count
+                self.ready.append(contentsOf: results)
+            }
+        }
+
+        private mutating func refill() {
+            let room = self.readAhead - self.outstanding - self.ready.count
+            guard !self.inputExhausted, room >= self.refillThreshold || (self.outstanding == 0 && self.ready.isEmpty)
+            else {
+                return
+            }
+            var submissions: [EngineCore.Submission] = []
+            submissions.reserveCapacity(Swift.max(room, 1))
+            let now = MonotonicClock.now()
+            var taken = 0
+            while taken < Swift.max(room, 1) {
+                guard let request = self.input.next() else {
+                    self.inputExhausted = true
+                    break
+                }
+                taken += 1
+                let index = self.nextIndex
+                self.nextIndex += 1
+                if let error = request.validate(maxURLLength: self.maxURLLength) {
+                    self.ready.append(
+                        FetchResult(index: index, request: request, outcome: .failure(error), attempts: 0))
+                } else {
+                    submissions.append(
+                        EngineCore.Submission(request: request, index: index, sink: self.batch.sink, submittedAt: now))
+                }
+            }
+            self.outstanding += submissions.count
+            self.core.submit(submissions)
+        }
+    }
+}
+
+/// Cancels a batch's outstanding transfers when its iterator goes away before the end.
+final class BatchGuard {
+    let sink = ResultSink()
+    private let core: EngineCore
+    var finished = false
+
+    init(core: EngineCore) {
+        self.core = core
+    }
+
+    func cancel() {
+        guard !self.finished else {
+            return
+        }
+        self.finished = true
+        self.sink.cancel()
+        self.core.cancel(self.sink)
+    }
+
+    deinit {
+        self.cancel()
+    }
+}

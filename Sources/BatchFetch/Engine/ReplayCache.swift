@@ -1,0 +1,43 @@
+import DequeModule
+
+/// Recent final outcomes by request, replayed to later identical requests (the reference's
+/// `share(replay: 1)`), bounded by the bytes of the bodies it holds; oldest entries go first.
+///
+/// Threading: engine thread only (a value type owned by the loop).
+struct ReplayCache {
+    private let limit: Int
+    private var entries: [Request: (outcome: Result<Response, FetchError>, attempts: Int, cost: Int)] = [:]
+    private var order = Deque<Request>()
+    private var bytes = 0
+
+    init(limit: Int) {
+        self.limit = max(0, limit)
+    }
+
+    subscript(request: Request) -> (Result<Response, FetchError>, Int)? {
+        guard self.limit > 0, let entry = self.entries[request] else {
+            return nil
+        }
+        return (entry.outcome, entry.attempts)
+    }
+
+    mutating func insert(_ request: Request, outcome: Result<Response, FetchError>, attempts: Int) {
+        guard self.limit > 0 else {
+            return
+        }
+        if case .failure(let error) = outcome, error.kind == .cancelled {
+            return
+        }
+        let bodyBytes = (try? outcome.get().body.count) ?? 0
+        let cost = bodyBytes + request.url.utf8.count + 256
+        guard cost <= self.limit, self.entries[request] == nil else {
+            return
+        }
+        while self.bytes + cost > self.limit, let oldest = self.order.popFirst() {
+            self.bytes -= self.entries.removeValue(forKey: oldest)?.cost ?? 0
+        }
+        self.entries[request] = (outcome, attempts, cost)
+        self.order.append(request)
+        self.bytes += cost
+    }
+}

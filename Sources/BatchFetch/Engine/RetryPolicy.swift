@@ -1,0 +1,128 @@
+/// When and how soon a failed attempt is tried again.
+///
+/// Exponential backoff with full jitter (the AWS Architecture Blog's "Exponential Backoff And
+/// Jitter": a uniformly random delay in `0...min(maxDelay, baseDelay * 2^(attempt-1))`), so that
+/// many clients failing together do not retry together. A server's `Retry-After` replaces the
+/// computed delay; one longer than ``maxRetryAfter`` ends the retries instead of being cut short,
+/// because retrying before the server said it is ready is exactly what a throttling server punishes.
+///
+/// Pure value type: the engine loop asks it for a decision and schedules the retry on its timer heap.
+public struct RetryPolicy: Sendable, Hashable {
+    /// Retries after the first attempt; 0 disables retrying.
+    public var maxRetries: Int
+    /// The backoff before the first retry, doubled for each further one (before jitter).
+    public var baseDelay: Duration
+    /// The cap on a computed backoff.
+    public var maxDelay: Duration
+    /// The longest `Retry-After` honoured; a longer one ends the retries.
+    public var maxRetryAfter: Duration
+    /// Statuses that are retried: request timeout, too early, too many requests and the transient 5xx.
+    public var retryableStatuses: Set<Int>
+    /// Error kinds that are retried. Transport failures are retried only for idempotent methods,
+    /// since the request may have reached the server; connect failures always are, since it did not.
+    public var retryableErrors: Set<FetchError.Kind>
+
+    /// The default: 3 retries, 100 ms base, 10 s cap, honouring `Retry-After` up to 60 s.
+    public init(
+        maxRetries: Int = 3,
+        baseDelay: Duration = .milliseconds(100),
+        maxDelay: Duration = .seconds(10),
+        maxRetryAfter: Duration = .seconds(60),
+        retryableStatuses: Set<Int> = RetryPolicy.defaultRetryableStatuses,
+        retryableErrors: Set<FetchError.Kind> = RetryPolicy.defaultRetryableErrors
+    ) {
+        self.maxRetries = max(0, maxRetries)
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.maxRetryAfter = maxRetryAfter
+        self.retryableStatuses = retryableStatuses
+        self.retryableErrors = retryableErrors
+    }
+
+    /// 408, 425, 429, 500, 502, 503, 504.
+    public static let defaultRetryableStatuses: Set<Int> = [408, 425, 429, 500, 502, 503, 504]
+    /// Connect failures, timeouts and broken connections.
+    public static let defaultRetryableErrors: Set<FetchError.Kind> = [.connectFailed, .timeout, .transport]
+
+    /// No retries at all.
+    public static let none = RetryPolicy(maxRetries: 0)
+
+    /// What to do after an attempt.
+    public enum Decision: Sendable, Hashable {
+        /// Try again after this delay.
+        case retry(after: Duration)
+        /// Keep this outcome.
+        case done
+    }
+
+    /// Decides whether attempt number `attempt` (1 for the first) is tried again.
+    ///
+    /// - Parameters:
+    ///   - status: the response status, when a response arrived.
+    ///   - error: the error kind, when none did.
+    ///   - retryAfter: the server's `Retry-After`, already converted to a delay from now.
+    public func decide(
+        attempt: Int,
+        method: Request.Method,
+        status: Int?,
+        error: FetchError.Kind?,
+        retryAfter: Duration?,
+        using generator: inout some RandomNumberGenerator
+    ) -> Decision {
+        guard attempt <= self.maxRetries else {
+            return .done
+        }
+        if let status {
+            guard self.retryableStatuses.contains(status) else {
+                return .done
+            }
+            // A non-idempotent request that reached the server is retried only when the server
+            // said it did not process it (429, 503).
+            if !method.isIdempotent && status != 429 && status != 503 {
+                return .done
+            }
+        } else if let error {
+            guard self.retryableErrors.contains(error) else {
+                return .done
+            }
+            if !method.isIdempotent && error != .connectFailed {
+                return .done
+            }
+        } else {
+            return .done
+        }
+        if let retryAfter {
+            return retryAfter <= self.maxRetryAfter ? .retry(after: max(retryAfter, .zero)) : .done
+        }
+        return .retry(after: self.backoff(attempt: attempt, using: &generator))
+    }
+
+    /// A full-jitter delay for retry number `attempt`.
+    public func backoff(attempt: Int, using generator: inout some RandomNumberGenerator) -> Duration {
+        let base = Double(self.baseDelay.nanoseconds)
+        let cap = Double(self.maxDelay.nanoseconds)
+        let ceiling = min(cap, base * pow2(attempt - 1))
+        guard ceiling > 0 else {
+            return .zero
+        }
+        return .nanoseconds(Int64(Double.random(in: 0...ceiling, using: &generator)))
+    }
+
+    private func pow2(_ exponent: Int) -> Double {
+        exponent >= 62 ? Double.greatestFiniteMagnitude : Double(1 << max(0, exponent))
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, saturating.
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = self.components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        return overflow ? (seconds < 0 ? .min : .max) : scaled &+ attoseconds / 1_000_000_000
+    }
+
+    /// The duration in milliseconds, as a Double (for records and reports).
+    public var milliseconds: Double {
+        Double(self.nanoseconds) / 1_000_000
+    }
+}

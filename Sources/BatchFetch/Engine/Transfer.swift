@@ -1,0 +1,57 @@
+/// One request on its way through the engine: queued, in flight, or waiting to be retried.
+///
+/// Several identical requests may share one transfer (de-duplication); each keeps its own
+/// ``Waiter`` so each gets a result under its own index.
+///
+/// Threading: engine thread only.
+final class Transfer {
+    let request: Request
+    let submittedAt: UInt64
+    var waiters: [Waiter]
+    /// Attempts started so far.
+    var attempts = 0
+    /// When the first attempt started; 0 until then.
+    var startedAt: UInt64 = 0
+    /// The easy handle carrying the current attempt, while one is in flight.
+    var easy: CurlEasy?
+
+    init(request: Request, waiter: Waiter, submittedAt: UInt64) {
+        self.request = request
+        self.waiters = [waiter]
+        self.submittedAt = submittedAt
+    }
+
+    /// The host part of the URL, lower-cased, as the key for per-host pauses after `Retry-After`.
+    var hostKey: Substring {
+        let url = self.request.url
+        guard let schemeEnd = url.range(of: "://") else {
+            return url[...]
+        }
+        let rest = url[schemeEnd.upperBound...]
+        return rest.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
+    }
+}
+
+@available(*, unavailable)
+extension Transfer: Sendable {}
+
+/// A consumer waiting for a transfer's result: where to deliver it, and under which index.
+struct Waiter {
+    let sink: ResultSink
+    let index: Int
+}
+
+/// A transfer waiting on the engine's timer heap for its retry (or for its host's `Retry-After`).
+struct ScheduledTransfer: Comparable {
+    let due: UInt64
+    let sequence: UInt64
+    let transfer: Transfer
+
+    static func < (lhs: ScheduledTransfer, rhs: ScheduledTransfer) -> Bool {
+        (lhs.due, lhs.sequence) < (rhs.due, rhs.sequence)
+    }
+
+    static func == (lhs: ScheduledTransfer, rhs: ScheduledTransfer) -> Bool {
+        lhs.sequence == rhs.sequence
+    }
+}

@@ -1,0 +1,76 @@
+/// Why a request did not produce a response a caller can use.
+///
+/// Every failure, whether from input, the network or the server, is one of these, with a stable
+/// ``Kind`` for summaries and machine-readable records and a ``message`` that says what happened
+/// and, where it helps, what to do. libcurl's own error text is part of the message; its numeric
+/// codes never are.
+public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable, machine-readable category of failure. Its ``rawValue`` appears in JSON records.
+    public struct Kind: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// The URL is not an absolute URL batchfetch can send (empty, malformed, too long, no host).
+        public static let invalidURL = Kind(rawValue: "invalidURL")
+        /// The URL's scheme, or a redirect's, is not `http` or `https`.
+        public static let unsupportedScheme = Kind(rawValue: "unsupportedScheme")
+        /// A header field is malformed or carries CR/LF (header injection).
+        public static let invalidHeader = Kind(rawValue: "invalidHeader")
+        /// The host name could not be resolved.
+        public static let dnsFailure = Kind(rawValue: "dnsFailure")
+        /// No connection could be made (refused, unreachable).
+        public static let connectFailed = Kind(rawValue: "connectFailed")
+        /// The connect timeout, the per-attempt timeout or the low-speed limit was hit.
+        public static let timeout = Kind(rawValue: "timeout")
+        /// The TLS handshake or certificate verification failed.
+        public static let tlsFailure = Kind(rawValue: "tlsFailure")
+        /// The body is larger than the configured maximum.
+        public static let tooLarge = Kind(rawValue: "tooLarge")
+        /// More redirects than allowed.
+        public static let tooManyRedirects = Kind(rawValue: "tooManyRedirects")
+        /// The connection broke mid-exchange: reset, closed early, truncated body, nothing received.
+        public static let transport = Kind(rawValue: "transport")
+        /// The server's response was not valid HTTP.
+        public static let invalidResponse = Kind(rawValue: "invalidResponse")
+        /// The status is not one the caller accepts (see the decoding pipeline's status policy).
+        public static let httpStatus = Kind(rawValue: "httpStatus")
+        /// The request was cancelled before it completed.
+        public static let cancelled = Kind(rawValue: "cancelled")
+        /// The engine configuration is invalid.
+        public static let invalidConfiguration = Kind(rawValue: "invalidConfiguration")
+        /// Anything else libcurl reported; the message carries its text.
+        public static let other = Kind(rawValue: "other")
+
+        public var description: String { self.rawValue }
+    }
+
+    /// The category of failure.
+    public let kind: Kind
+    /// What happened, for a person to read. Never contains credentials.
+    public let message: String
+    /// The HTTP status, for ``Kind/httpStatus`` errors.
+    public let status: Int?
+    /// The first bytes of the offending body, sanitised to printable text, when there was one.
+    public let snippet: String?
+
+    /// Creates an error.
+    public init(kind: Kind, message: String, status: Int? = nil, snippet: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.status = status
+        self.snippet = snippet
+    }
+
+    /// An unacceptable HTTP status, with the start of the body to show what the server said.
+    public static func httpStatus(_ status: Int, snippet: String?) -> FetchError {
+        FetchError(kind: .httpStatus, message: "HTTP status \(status)", status: status, snippet: snippet)
+    }
+
+    /// The request was cancelled.
+    public static let cancelled = FetchError(kind: .cancelled, message: "cancelled before completion")
+
+    public var description: String { "\(self.kind): \(self.message)" }
+}

@@ -1,0 +1,206 @@
+/// One HTTP request to fetch: a URL, a method, header fields and an optional body.
+///
+/// Requests are values; two requests with the same method, URL, headers and body are the same
+/// request, which is what the engine's de-duplication keys on.
+public struct Request: Sendable, Hashable {
+    /// The HTTP methods batchfetch sends.
+    public enum Method: String, Sendable, Hashable, CaseIterable {
+        case get = "GET"
+        case head = "HEAD"
+        case post = "POST"
+        case put = "PUT"
+        case delete = "DELETE"
+        case patch = "PATCH"
+        case options = "OPTIONS"
+
+        /// Whether sending the request twice has the same effect as sending it once (RFC 9110 §9.2.2),
+        /// which decides whether a failure after the request may have been sent is retried.
+        public var isIdempotent: Bool {
+            switch self {
+            case .get, .head, .put, .delete, .options: true
+            case .post, .patch: false
+            }
+        }
+    }
+
+    /// The absolute `http` or `https` URL.
+    public var url: String
+    /// The method; `GET` unless set.
+    public var method: Method
+    /// Header fields sent in addition to the engine's configured ones, in order.
+    public var headers: [HeaderField]
+    /// The request body, sent with `POST`, `PUT` and `PATCH`.
+    public var body: [UInt8]?
+
+    /// Creates a request.
+    public init(_ url: String, method: Method = .get, headers: [HeaderField] = [], body: [UInt8]? = nil) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// One header field of a request: a name and a value.
+public struct HeaderField: Sendable, Hashable, CustomStringConvertible {
+    /// The field name, e.g. `Accept`.
+    public var name: String
+    /// The field value.
+    public var value: String
+
+    /// Creates a header field. Validation happens when a request is submitted (see ``Request/validate(maxURLLength:)``).
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// Parses `Name: value`, as given on a command line with `-H`.
+    ///
+    /// - Throws: ``FetchError/Kind/invalidHeader`` when there is no colon, the name is not an
+    ///   RFC 9110 token, or the value holds CR, LF or NUL (header injection).
+    public init(parsing line: String) throws(FetchError) {
+        guard let colon = line.firstIndex(of: ":") else {
+            throw FetchError(kind: .invalidHeader, message: "header '\(line)' has no ':' (expected 'Name: value')")
+        }
+        let name = String(line[..<colon])
+        let value = String(line[line.index(after: colon)...].drop(while: { $0 == " " || $0 == "\t" }))
+        self.init(name: name, value: value)
+        if let error = self.validationError() {
+            throw error
+        }
+    }
+
+    /// Sensitive names whose values are never printed (logs, errors, records).
+    static let redactedNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "x-api-key"]
+
+    /// `Name: value`, with the value of credential-carrying fields replaced by `[redacted]`.
+    public var description: String {
+        HeaderField.redactedNames.contains(self.name.lowercased())
+            ? "\(self.name): [redacted]" : "\(self.name): \(self.value)"
+    }
+
+    /// Why this field may not be sent, or `nil` when it is valid.
+    func validationError() -> FetchError? {
+        if self.name.isEmpty || !self.name.utf8.allSatisfy(HeaderField.isTokenByte) {
+            return FetchError(
+                kind: .invalidHeader,
+                message: "header name '\(self.name)' is not a valid token (letters, digits and !#$%&'*+-.^_`|~)"
+            )
+        }
+        if self.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            return FetchError(
+                kind: .invalidHeader,
+                message: "header '\(self.name)' has CR, LF or NUL in its value (header injection refused)"
+            )
+        }
+        return nil
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+extension Request {
+    /// Checks what can be checked before any byte is sent: the URL's scheme, form and length, and
+    /// the header fields.
+    ///
+    /// libcurl would reject most of these too, but only after the request took a transfer slot;
+    /// checking here turns each into an error record in place and keeps bad input off the wire.
+    /// - Returns: the reason the request cannot be sent, or `nil`.
+    public func validate(maxURLLength: Int = 8192) -> FetchError? {
+        let bytes = self.url.utf8
+        if bytes.isEmpty {
+            return FetchError(kind: .invalidURL, message: "empty URL")
+        }
+        if bytes.count > maxURLLength {
+            return FetchError(
+                kind: .invalidURL,
+                message: "URL is \(bytes.count) bytes long, over the limit of \(maxURLLength)"
+            )
+        }
+        if bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+            return FetchError(kind: .invalidURL, message: "URL contains a space or a control character")
+        }
+        guard let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")) else {
+            return FetchError(kind: .invalidURL, message: "not an absolute URL (no scheme): \(self.url.redactedURL)")
+        }
+        let scheme = String(decoding: bytes[..<schemeEnd], as: UTF8.self).lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            if scheme.isEmpty || !scheme.utf8.allSatisfy({ $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }) {
+                return FetchError(kind: .invalidURL, message: "not an absolute URL: \(self.url.redactedURL)")
+            }
+            return FetchError(
+                kind: .unsupportedScheme,
+                message: "scheme '\(scheme)' is not allowed; only http and https are fetched"
+            )
+        }
+        let rest = bytes[bytes.index(after: schemeEnd)...]
+        guard rest.starts(with: "//".utf8) else {
+            return FetchError(kind: .invalidURL, message: "URL has no '//' after the scheme: \(self.url.redactedURL)")
+        }
+        let authority = rest.dropFirst(2).prefix(while: {
+            $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
+        })
+        let host =
+            authority.split(separator: UInt8(ascii: "@"), omittingEmptySubsequences: false).last ?? authority[...]
+        if host.isEmpty || host.first == UInt8(ascii: ":") {
+            return FetchError(kind: .invalidURL, message: "URL has no host: \(self.url.redactedURL)")
+        }
+        for field in self.headers {
+            if let error = field.validationError() {
+                return error
+            }
+        }
+        return nil
+    }
+}
+
+extension String {
+    /// The URL with any user-info password and credential-like query values (`key`, `token`,
+    /// `api_key`, `apikey`, `access_token`, `password`, `secret`, `sig`) replaced by `***`, for logs
+    /// and error messages.
+    public var redactedURL: String {
+        var result = self
+        if let schemeRange = result.range(of: "://") {
+            let authorityStart = schemeRange.upperBound
+            let authorityEnd =
+                result[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" })
+                ?? result.endIndex
+            if let at = result[authorityStart..<authorityEnd].lastIndex(of: "@") {
+                let userInfo = result[authorityStart..<at]
+                if let colon = userInfo.firstIndex(of: ":") {
+                    result.replaceSubrange(result.index(after: colon)..<at, with: "***")
+                }
+            }
+        }
+        guard let query = result.firstIndex(of: "?") else {
+            return result
+        }
+        let sensitive: Set<String> = [
+            "key", "token", "api_key", "apikey", "access_token", "password", "secret", "sig", "signature",
+        ]
+        let queryPart = result[result.index(after: query)...]
+        let fragmentStart = queryPart.firstIndex(of: "#") ?? result.endIndex
+        let pairs = result[result.index(after: query)..<fragmentStart].split(
+            separator: "&", omittingEmptySubsequences: false)
+        let rewritten = pairs.map { pair -> String in
+            guard let eq = pair.firstIndex(of: "=") else {
+                return String(pair)
+            }
+            let name = pair[..<eq].lowercased()
+            return sensitive.contains(name) ? "\(pair[..<eq])=***" : String(pair)
+        }
+        return String(result[...query]) + rewritten.joined(separator: "&") + String(result[fragmentStart...])
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+/// What the server sent back for one request, after any retries.
+///
+/// A response is whatever status the server chose; whether that status is acceptable is the
+/// decoding pipeline's decision, not the engine's, so a 404 is a `Response` here.
+public struct Response: Sendable {
+    /// The HTTP status code of the final response.
+    public let status: Int
+    /// The header fields of the final response (after redirects, only the last response's).
+    public let headers: HTTPHeaders
+    /// The body, decompressed, in one contiguous buffer.
+    public let body: Data
+    /// The URL the body came from: the request's URL, or the last one after redirects.
+    public let effectiveURL: String
+    /// How many attempts it took, 1 when the first one succeeded.
+    public let attempts: Int
+    /// Where the time went, for the final attempt, plus the time the request spent queued.
+    public let timings: Timings
+    /// The HTTP version the response came over.
+    public let httpVersion: HTTPVersion
+    /// How many new connections the final attempt opened (0 when it reused one).
+    public let newConnections: Int
+
+    /// The `Content-Type` header, if any.
+    public var contentType: String? { self.headers["content-type"] }
+
+    /// Creates a response (the engine does this; public for tests and custom transports).
+    public init(
+        status: Int,
+        headers: HTTPHeaders,
+        body: Data,
+        effectiveURL: String,
+        attempts: Int = 1,
+        timings: Timings = Timings(),
+        httpVersion: HTTPVersion = .http1_1,
+        newConnections: Int = 0
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.effectiveURL = effectiveURL
+        self.attempts = attempts
+        self.timings = timings
+        self.httpVersion = httpVersion
+        self.newConnections = newConnections
+    }
+}
+
+/// An HTTP protocol version.
+public enum HTTPVersion: String, Sendable, Hashable, Codable {
+    case http1_0 = "HTTP/1.0"
+    case http1_1 = "HTTP/1.1"
+    case http2 = "HTTP/2"
+    case http3 = "HTTP/3"
+}
+
+/// Where the time of one transfer went, measured by libcurl (microsecond resolution), plus the
+/// time batchfetch held the request before handing it to libcurl.
+///
+/// The phase values are cumulative from the start of the attempt, as libcurl reports them: `connect`
+/// includes `nameLookup`, `firstByte` includes everything before it, and so on.
+public struct Timings: Sendable, Hashable {
+    /// From submission to the first attempt's start (waiting for a transfer slot or the rate limit).
+    public var queued: Duration
+    /// Until the name was resolved.
+    public var nameLookup: Duration
+    /// Until the TCP connection was up (0 on a reused connection).
+    public var connect: Duration
+    /// Until the TLS handshake finished (0 for plain HTTP or a reused connection).
+    public var tlsHandshake: Duration
+    /// Until the request was about to be sent.
+    public var preTransfer: Duration
+    /// Until the first byte of the response arrived.
+    public var firstByte: Duration
+    /// The whole attempt.
+    public var total: Duration
+
+    /// Creates timings; every phase defaults to zero.
+    public init(
+        queued: Duration = .zero,
+        nameLookup: Duration = .zero,
+        connect: Duration = .zero,
+        tlsHandshake: Duration = .zero,
+        preTransfer: Duration = .zero,
+        firstByte: Duration = .zero,
+        total: Duration = .zero
+    ) {
+        self.queued = queued
+        self.nameLookup = nameLookup
+        self.connect = connect
+        self.tlsHandshake = tlsHandshake
+        self.preTransfer = preTransfer
+        self.firstByte = firstByte
+        self.total = total
+    }
+}
+
+/// One result of a batch: which input it answers, and the response or the reason there is none.
+public struct FetchResult: Sendable {
+    /// The position of the request in the submitted sequence, from 0.
+    public let index: Int
+    /// The request as submitted.
+    public let request: Request
+    /// The response, or why there is none.
+    public let outcome: Result<Response, FetchError>
+    /// How many attempts were made (0 when the request was rejected before sending).
+    public let attempts: Int
+
+    /// Creates a result.
+    public init(index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int) {
+        self.index = index
+        self.request = request
+        self.outcome = outcome
+        self.attempts = attempts
+    }
+
+    /// The response, if there is one.
+    public var response: Response? {
+        if case .success(let response) = self.outcome { return response }
+        return nil
+    }
+
+    /// The error, if there is one.
+    public var error: FetchError? {
+        if case .failure(let error) = self.outcome { return error }
+        return nil
+    }
+}

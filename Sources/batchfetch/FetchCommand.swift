@@ -1,0 +1,108 @@
+import ArgumentParser
+import BatchFetch
+import Foundation
+
+/// `batchfetch fetch`: one JSON line per input URL.
+struct FetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fetch",
+        abstract: "Fetch URLs and write one JSON record per URL (NDJSON), in completion order.",
+        discussion: """
+            URLs come from the arguments, from -i FILE, or from standard input (-i - or a pipe); one per \
+            line, blank lines and lines starting with # skipped. Each record: index (0-based input line \
+            among URLs), url, status, ok, attempts, bytes, time_ms, error. Exit status: 0 all ok, 1 some \
+            failed, 2 usage or unreadable input.
+            """
+    )
+
+    @Argument(help: "URLs to fetch (instead of, or before, -i).")
+    var urls: [String] = []
+
+    @Option(name: .shortAndLong, help: "Read URLs from FILE, one per line ('-' = standard input).")
+    var input: String?
+
+    @Option(name: [.customShort("c"), .long], help: "Transfers in flight at once.")
+    var concurrency: Int = 64
+
+    @Option(help: "Retries per request for transient failures (connect errors, timeouts, 408/425/429/5xx).")
+    var retries: Int = 3
+
+    @Option(help: "Per-attempt timeout in seconds.")
+    var timeout: Double = 30
+
+    @Option(name: .shortAndLong, help: "Write records to FILE instead of standard output.")
+    var output: String?
+
+    func validate() throws {
+        guard self.concurrency >= 1 && self.concurrency <= 10_000 else {
+            throw ValidationError("--concurrency must be between 1 and 10000")
+        }
+        guard self.retries >= 0 else {
+            throw ValidationError("--retries must not be negative")
+        }
+        guard self.timeout > 0 && self.timeout.isFinite else {
+            throw ValidationError("--timeout must be a positive number of seconds")
+        }
+    }
+
+    func run() async throws {
+        let lines: AnySequence<String>
+        if let path = self.input {
+            let reader: LineReader
+            do {
+                reader = try LineReader(path: path)
+            } catch {
+                FileHandleOutput.standardError.write("batchfetch: \(error)\n")
+                throw ExitCode(2)
+            }
+            lines = AnySequence(self.urls.lazy.map { $0 } + AnySequence(reader))
+        } else if self.urls.isEmpty {
+            if isatty(0) != 0 {
+                throw ValidationError("no URLs: give them as arguments, with -i FILE, or on standard input")
+            }
+            lines = AnySequence(LineReader(fileDescriptor: 0))
+        } else {
+            lines = AnySequence(self.urls)
+        }
+        let requests = lines.lazy
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+            .map { Request($0) }
+
+        var configuration = Engine.Configuration()
+        configuration.maxInFlight = self.concurrency
+        configuration.retry.maxRetries = self.retries
+        configuration.timeout = .milliseconds(Int64(self.timeout * 1000))
+
+        let sink: FileHandleOutput
+        if let path = self.output {
+            guard let file = FileHandleOutput(path: path) else {
+                FileHandleOutput.standardError.write("batchfetch: cannot write to \(path)\n")
+                throw ExitCode(2)
+            }
+            sink = file
+        } else {
+            sink = FileHandleOutput.standardOutput
+        }
+
+        var failed = 0
+        try await withEngine(configuration: configuration) { engine in
+            var record = RecordWriter()
+            for await result in engine.results(for: requests) {
+                let ok = record.write(result)
+                if !ok {
+                    failed += 1
+                }
+                if record.buffer.count >= 1 << 16 {
+                    sink.write(record.buffer)
+                    record.buffer.removeAll(keepingCapacity: true)
+                }
+            }
+            sink.write(record.buffer)
+        }
+        sink.flush()
+        if failed > 0 {
+            throw ExitCode(1)
+        }
+    }
+}

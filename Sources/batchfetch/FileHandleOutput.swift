@@ -1,0 +1,64 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Writes bytes to a file descriptor, retrying short writes; a closed pipe ends the writes quietly.
+final class FileHandleOutput: Sendable {
+    private let descriptor: Int32
+    private let owned: Bool
+
+    static let standardOutput = FileHandleOutput(descriptor: 1)
+    static let standardError = FileHandleOutput(descriptor: 2)
+
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+        self.owned = false
+    }
+
+    /// Opens (creates or truncates) a file for writing.
+    init?(path: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            return nil
+        }
+        self.descriptor = fd
+        self.owned = true
+    }
+
+    deinit {
+        if self.owned {
+            close(self.descriptor)
+        }
+    }
+
+    func write(_ text: String) {
+        self.write(Array(text.utf8))
+    }
+
+    func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else {
+                return
+            }
+            var offset = 0
+            while offset < raw.count {
+                let written = Glibc.write(self.descriptor, base + offset, raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR {
+                        continue
+                    }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+
+    func flush() {
+        if self.owned {
+            fsync(self.descriptor)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Reads lines lazily from a file descriptor in 64 KB chunks, so a million-line input starts at
+/// once and never sits in memory whole. Accepts LF and CRLF; invalid UTF-8 is repaired (U+FFFD),
+/// never fatal.
+struct LineReader: Sequence, IteratorProtocol {
+    private final class Source {
+        let descriptor: Int32
+        let owned: Bool
+        var buffer: [UInt8] = []
+        var start = 0
+        var atEnd = false
+
+        init(descriptor: Int32, owned: Bool) {
+            self.descriptor = descriptor
+            self.owned = owned
+        }
+
+        deinit {
+            if self.owned {
+                close(self.descriptor)
+            }
+        }
+    }
+
+    struct OpenError: Error, CustomStringConvertible {
+        let path: String
+        let reason: String
+        var description: String { "cannot read \(self.path): \(self.reason)" }
+    }
+
+    private let source: Source
+
+    init(fileDescriptor: Int32) {
+        self.source = Source(descriptor: fileDescriptor, owned: false)
+    }
+
+    init(path: String) throws {
+        if path == "-" {
+            self.source = Source(descriptor: 0, owned: false)
+            return
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw OpenError(path: path, reason: String(cString: strerror(errno)))
+        }
+        self.source = Source(descriptor: fd, owned: true)
+    }
+
+    mutating func next() -> String? {
+        let s = self.source
+        while true {
+            if let newline = s.buffer[s.start...].firstIndex(of: UInt8(ascii: "\n")) {
+                var end = newline
+                if end > s.start && s.buffer[end - 1] == UInt8(ascii: "\r") {
+                    end -= 1
+                }
+                let line = String(decoding: s.buffer[s.start..<end], as: UTF8.self)
+                s.start = newline + 1
+                return line
+            }
+            if s.atEnd {
+                guard s.start < s.buffer.count else {
+                    return nil
+                }
+                let line = String(decoding: s.buffer[s.start...], as: UTF8.self)
+                s.start = s.buffer.count
+                return line
+            }
+            if s.start > 0 {
+                s.buffer.removeSubrange(0..<s.start)
+                s.start = 0
+            }
+            let chunk = 1 << 16
+            let oldCount = s.buffer.count
+            s.buffer.append(contentsOf: repeatElement(0, count: chunk))
+            let got = s.buffer.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else {
+                    return 0
+                }
+                return read(s.descriptor, base + oldCount, chunk)
+            }
+            if got <= 0 {
+                if got < 0 && errno == EINTR {
+                    s.buffer.removeSubrange(oldCount...)
+                    continue
+                }
+                s.atEnd = true
+                s.buffer.removeSubrange(oldCount...)
+            } else {
+                s.buffer.removeSubrange((oldCount + got)...)
+            }
+        }
+    }
+}

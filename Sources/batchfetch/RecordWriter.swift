@@ -1,0 +1,89 @@
+import BatchFetch
+import Foundation
+
+/// Formats fetch results as NDJSON records into a byte buffer.
+struct RecordWriter {
+    var buffer: [UInt8] = []
+
+    init() {
+        self.buffer.reserveCapacity(1 << 17)
+    }
+
+    /// Appends one record.
+    /// - Returns: whether the result counts as ok (a response with a 2xx status).
+    mutating func write(_ result: FetchResult) -> Bool {
+        self.append("{\"index\":")
+        self.append(String(result.index))
+        self.append(",\"url\":")
+        self.appendString(result.request.url.redactedURL)
+        let ok: Bool
+        switch result.outcome {
+        case .success(let response):
+            ok = (200...299).contains(response.status)
+            self.append(",\"status\":")
+            self.append(String(response.status))
+            self.append(ok ? ",\"ok\":true" : ",\"ok\":false")
+            self.append(",\"attempts\":")
+            self.append(String(result.attempts))
+            self.append(",\"bytes\":")
+            self.append(String(response.body.count))
+            self.append(",\"time_ms\":")
+            self.append(Self.milliseconds(response.timings.total))
+            if ok {
+                self.append(",\"error\":null}\n")
+            } else {
+                self.append(",\"error\":{\"kind\":\"httpStatus\",\"message\":")
+                self.appendString("HTTP status \(response.status)")
+                self.append("}}\n")
+            }
+        case .failure(let error):
+            ok = false
+            self.append(",\"status\":null,\"ok\":false,\"attempts\":")
+            self.append(String(result.attempts))
+            self.append(",\"bytes\":0,\"time_ms\":null,\"error\":{\"kind\":")
+            self.appendString(error.kind.rawValue)
+            self.append(",\"message\":")
+            self.appendString(error.message)
+            self.append("}}\n")
+        }
+        return ok
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        let micros = duration.nanoseconds / 1000
+        let whole = micros / 1000
+        let fraction = micros % 1000
+        let padded = String(fraction)
+        return "\(whole)." + String(repeating: "0", count: 3 - padded.count) + padded
+    }
+
+    private mutating func append(_ text: String) {
+        self.buffer.append(contentsOf: text.utf8)
+    }
+
+    /// Appends a JSON string literal, escaping quotes, backslashes and control characters.
+    mutating func appendString(_ text: String) {
+        self.buffer.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): self.append("\\\"")
+            case UInt8(ascii: "\\"): self.append("\\\\")
+            case 0x0A: self.append("\\n")
+            case 0x0D: self.append("\\r")
+            case 0x09: self.append("\\t")
+            case 0..<0x20, 0x7F:
+                let hex = String(byte, radix: 16)
+                self.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+            default: self.buffer.append(byte)
+            }
+        }
+        self.buffer.append(UInt8(ascii: "\""))
+    }
+}
+
+extension Duration {
+    fileprivate var nanoseconds: Int64 {
+        let (seconds, attoseconds) = self.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,374 @@
+import Foundation
+import Testing
+
+@testable import BatchFetch
+
+/// The engine against a real HTTP server on loopback. Serialized: several tests assert timing or
+/// server-side concurrency, which other tests' load on two cores would blur.
+@Suite(.serialized)
+struct EngineTests {
+    @Test func everyRequestCompletesExactlyOnce() async throws {
+        try await TestHTTPServer.with { server in
+            let requests = (0..<2000).map { Request("\(server.baseURL)/ok?size=\(100 + $0 % 50)&i=\($0)") }
+            let results = try await withEngine(configuration: .testing(maxInFlight: 32)) { engine in
+                await collect(engine, requests)
+            }
+            #expect(results.count == 2000)
+            #expect(results.map(\.index).sorted() == Array(0..<2000))
+            for result in results {
+                let response = try #require(result.response, "\(result.index): \(String(describing: result.error))")
+                #expect(response.status == 200)
+                #expect(response.body.count == 100 + result.index % 50)
+                #expect(result.request == requests[result.index])
+            }
+            #expect(server.snapshot.requests == 2000)
+        }
+    }
+
+    @Test func inFlightNeverExceedsTheCap() async throws {
+        try await TestHTTPServer.with { server in
+            let requests = (0..<2000).map { Request("\(server.baseURL)/delay?ms=1&i=\($0)") }
+            let results = try await withEngine(configuration: .testing(maxInFlight: 8)) { engine in
+                await collect(engine, requests)
+            }
+            #expect(results.count == 2000)
+            #expect(results.allSatisfy { $0.response?.status == 200 })
+            let counters = server.snapshot
+            #expect(counters.maxInFlight <= 8)
+            #expect(counters.maxInFlight >= 6, "the cap should be reached, saw \(counters.maxInFlight)")
+        }
+    }
+
+    @Test func keepAliveReusesConnections() async throws {
+        try await TestHTTPServer.with { server in
+            let requests = (0..<500).map { Request("\(server.baseURL)/ok?i=\($0)") }
+            let results = try await withEngine(configuration: .testing(maxInFlight: 4)) { engine in
+                await collect(engine, requests)
+            }
+            #expect(results.count == 500)
+            let opened = server.snapshot.connectionsAccepted
+            #expect(opened <= 8, "500 requests opened \(opened) connections")
+            let reported = results.compactMap(\.response).map(\.newConnections).reduce(0, +)
+            #expect(reported == opened)
+        }
+    }
+
+    @Test func a503IsRetriedUntilItSucceeds() async throws {
+        try await TestHTTPServer.with { server in
+            let result = try await withEngine(configuration: .testing()) { engine in
+                await engine.fetch(Request("\(server.baseURL)/flaky?key=a&fail=2"))
+            }
+            #expect(result.response?.status == 200)
+            #expect(result.attempts == 3)
+            #expect(result.response?.attempts == 3)
+            #expect(server.snapshot.flakyHits["a"] == 3)
+        }
+    }
+
+    @Test func retriesStopAtTheLimitAndKeepTheLastResponse() async throws {
+        try await TestHTTPServer.with { server in
+            let result = try await withEngine(configuration: .testing(retries: 2)) { engine in
+                await engine.fetch(Request("\(server.baseURL)/flaky?key=b&fail=10&status=502"))
+            }
+            #expect(result.response?.status == 502)
+            #expect(result.attempts == 3)
+            #expect(server.snapshot.flakyHits["b"] == 3)
+        }
+    }
+
+    @Test func a404IsNotRetried() async throws {
+        try await TestHTTPServer.with { server in
+            let result = try await withEngine(configuration: .testing()) { engine in
+                await engine.fetch(Request("\(server.baseURL)/status/404"))
+            }
+            #expect(result.response?.status == 404)
+            #expect(result.attempts == 1)
+        }
+    }
+
+    @Test func retryAfterIsHonoured() async throws {
+        try await TestHTTPServer.with { server in
+            let url = "\(server.baseURL)/flaky?key=c&fail=1&status=429&retryAfter=1"
+            let other = "\(server.baseURL)/ok?after=throttle"
+            let results = try await withEngine(configuration: .testing(maxInFlight: 1)) { engine in
+                await collect(engine, [Request(url), Request(other)])
+            }
+            #expect(results.first { $0.index == 0 }?.response?.status == 200)
+            #expect(results.first { $0.index == 0 }?.attempts == 2)
+            let arrivals = try #require(server.snapshot.arrivals["/flaky?key=c"])
+            #expect(arrivals.count == 2)
+            let gap = Double(arrivals[1] - arrivals[0]) / 1e9
+            #expect(gap >= 0.95 && gap < 3, "retry came \(gap) s after the 429 with Retry-After: 1")
+            // The pause covers the host, not only the throttled URL.
+            let otherArrival = try #require(server.snapshot.arrivals["/ok"]?.first)
+            #expect(Double(otherArrival - arrivals[0]) / 1e9 >= 0.95)
+        }
+    }
+
+    @Test func aRetryAfterLongerThanTheMaximumEndsTheRetries() async throws {
+        try await TestHTTPServer.with { server in
+            var configuration = Engine.Configuration.testing()
+            configuration.retry.maxRetryAfter = .seconds(5)
+            let result = try await withEngine(configuration: configuration) { engine in
+                await engine.fetch(Request("\(server.baseURL)/flaky?key=d&fail=1&status=503&retryAfter=3600"))
+            }
+            #expect(result.response?.status == 503)
+            #expect(result.attempts == 1)
+        }
+    }
+
+    @Test func aDelayedRetryThatIsTheLastOutstandingTransferStillFires() async throws {
+        try await TestHTTPServer.with { server in
+            var configuration = Engine.Configuration.testing()
+            configuration.retry = RetryPolicy(
+                maxRetries: 2, baseDelay: .milliseconds(300), maxDelay: .milliseconds(300))
+            let url = "\(server.baseURL)/flaky?key=e&fail=1&retryAfter=1"
+            let fixed = configuration
+            let result = try await withTimeout(10) {
+                try await withEngine(configuration: fixed) { engine in
+                    await engine.fetch(Request(url))
+                }
+            }
+            #expect(result.response?.status == 200)
+            #expect(result.attempts == 2)
+        }
+    }
+
+    @Test func aBodyOverTheCapFailsWithTooLarge() async throws {
+        try await TestHTTPServer.with { server in
+            var configuration = Engine.Configuration.testing()
+            configuration.maxBodyBytes = 10_000
+            let requests = [
+                Request("\(server.baseURL)/bytes?n=50000"),
+                Request("\(server.baseURL)/bytes?n=50000&chunked=1"),
+                Request("\(server.baseURL)/bytes?n=10000&chunked=1"),
+            ]
+            let results = try await withEngine(configuration: configuration) { engine in
+                await collect(engine, requests).sorted { $0.index < $1.index }
+            }
+            #expect(results[0].error?.kind == .tooLarge)
+            #expect(results[1].error?.kind == .tooLarge)
+            #expect(results[1].attempts == 1, "a body over the cap is not retried")
+            #expect(results[2].response?.body.count == 10_000)
+        }
+    }
+
+    @Test func fileAndFtpURLsAreRejectedBeforeSending() async throws {
+        let results = try await withEngine(configuration: .testing()) { engine in
+            await collect(
+                engine, [Request("file:///etc/passwd"), Request("ftp://127.0.0.1/x"), Request("gopher://x/")])
+        }
+        #expect(results.count == 3)
+        for result in results {
+            #expect(result.error?.kind == .unsupportedScheme)
+            #expect(result.attempts == 0)
+        }
+    }
+
+    @Test func redirectsAreNotFollowedByDefault() async throws {
+        try await TestHTTPServer.with { server in
+            let result = try await withEngine(configuration: .testing()) { engine in
+                await engine.fetch(Request("\(server.baseURL)/redirect?to=/ok"))
+            }
+            #expect(result.response?.status == 302)
+            #expect(result.response?.headers["location"] == "/ok")
+        }
+    }
+
+    @Test func redirectsAreFollowedWhenAskedAndReportTheEffectiveURL() async throws {
+        try await TestHTTPServer.with { server in
+            var configuration = Engine.Configuration.testing()
+            configuration.redirects = .follow(max: 5)
+            let result = try await withEngine(configuration: configuration) { engine in
+                await engine.fetch(Request("\(server.baseURL)/redirect?to=/ok%3Fsize=80"))
+            }
+            #expect(result.response?.status == 200)
+            #expect(result.response?.body.count == 80)
+            #expect(result.response?.effectiveURL == "\(server.baseURL)/ok?size=80")
+        }
+    }
+
+    @Test func aRedirectToFileIsRefused() async throws {
+        try await TestHTTPServer.with { server in
+            var configuration = Engine.Configuration.testing()
+            configuration.redirects = .follow(max: 5)
+            let results = try await withEngine(configuration: configuration) { engine in
+                await collect(
+                    engine,
+                    [
+                        Request("\(server.baseURL)/redirect?to=file:///etc/passwd"),
+                        Request("\(server.baseURL)/redirect?to=ftp://127.0.0.1/x"),
+                    ])
+            }
+            #expect(results.count == 2)
+            for result in results {
+                #expect(result.error?.kind == .unsupportedScheme, "\(String(describing: result.error))")
+            }
+        }
+    }
+
+    @Test func aRedirectLoopFailsWithTooManyRedirects() async throws {
+        try await TestHTTPServer.with { server in
+            var configuration = Engine.Configuration.testing()
+            configuration.redirects = .follow(max: 3)
+            let result = try await withEngine(configuration: configuration) { engine in
+                await engine.fetch(Request("\(server.baseURL)/redirect?to=/redirect"))
+            }
+            #expect(result.error?.kind == .tooManyRedirects)
+        }
+    }
+
+    @Test func cancellingTheConsumerStopsEveryTransfer() async throws {
+        try await TestHTTPServer.with { server in
+            try await withEngine(configuration: .testing(maxInFlight: 16)) { engine in
+                let requests = (0..<200).map { Request("\(server.baseURL)/hang?i=\($0)") }
+                let consumer = Task {
+                    var count = 0
+                    for await _ in engine.results(for: requests) {
+                        count += 1
+                    }
+                    return count
+                }
+                #expect(await eventually { server.snapshot.requests >= 16 })
+                consumer.cancel()
+                let delivered = try await withTimeout(5) { await consumer.value }
+                #expect(delivered == 0)
+                // Every hung request's connection is closed: nothing is left running.
+                #expect(await eventually { server.snapshot.connectionsClosed == server.snapshot.connectionsAccepted })
+                #expect(server.snapshot.requests == 16)
+                // The engine goes on serving other batches.
+                let after = await engine.fetch(Request("\(server.baseURL)/ok"))
+                #expect(after.response?.status == 200)
+            }
+        }
+    }
+
+    @Test func breakingOutOfTheLoopCancelsTheRest() async throws {
+        try await TestHTTPServer.with { server in
+            try await withEngine(configuration: .testing(maxInFlight: 4)) { engine in
+                let requests = (0..<100).map { Request("\(server.baseURL)/delay?ms=20&i=\($0)") }
+                var seen = 0
+                for await _ in engine.results(for: requests) {
+                    seen += 1
+                    if seen == 3 {
+                        break
+                    }
+                }
+                #expect(seen == 3)
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(server.snapshot.requests < 20, "requests kept going after the loop ended")
+            }
+        }
+    }
+
+    @Test func aRefusedConnectionFailsQuickly() async throws {
+        // Bind and close a port to get one nothing listens on.
+        let server = try await TestHTTPServer.start()
+        let url = "\(server.baseURL)/ok"
+        try await server.shutdown()
+        let started = Date()
+        let result = try await withEngine(configuration: .testing(retries: 0)) { engine in
+            await engine.fetch(Request(url))
+        }
+        #expect(result.error?.kind == .connectFailed)
+        #expect(Date().timeIntervalSince(started) < 2)
+    }
+
+    @Test func aServerThatNeverAnswersTimesOut() async throws {
+        try await TestHTTPServer.with { server in
+            var configuration = Engine.Configuration.testing(retries: 0)
+            configuration.timeout = .milliseconds(300)
+            let started = Date()
+            let result = try await withEngine(configuration: configuration) { engine in
+                await engine.fetch(Request("\(server.baseURL)/hang"))
+            }
+            #expect(result.error?.kind == .timeout)
+            #expect(Date().timeIntervalSince(started) < 3)
+        }
+    }
+
+    @Test func identicalRequestsAreTransferredOnce() async throws {
+        try await TestHTTPServer.with { server in
+            let requests = Array(repeating: Request("\(server.baseURL)/delay?ms=50"), count: 10)
+            let results = try await withEngine(configuration: .testing()) { engine in
+                let first = await collect(engine, requests)
+                // Completed results are replayed to later identical requests as well.
+                let later = await engine.fetch(Request("\(server.baseURL)/delay?ms=50"))
+                return first + [later]
+            }
+            #expect(results.count == 11)
+            #expect(results.allSatisfy { $0.response?.status == 200 })
+            #expect(Set(results.prefix(10).map(\.index)) == Set(0..<10))
+            #expect(server.snapshot.requests == 1)
+        }
+    }
+
+    @Test func headerInjectionIsRejected() async throws {
+        try await TestHTTPServer.with { server in
+            let bad = Request("\(server.baseURL)/ok", headers: [HeaderField(name: "X-Test", value: "a\r\nX-Evil: 1")])
+            let result = try await withEngine(configuration: .testing()) { engine in
+                await engine.fetch(bad)
+            }
+            #expect(result.error?.kind == .invalidHeader)
+            #expect(server.snapshot.requests == 0)
+        }
+    }
+
+    @Test func configuredAndRequestHeadersAreSent() async throws {
+        try await TestHTTPServer.with { server in
+            var configuration = Engine.Configuration.testing()
+            configuration.headers = [
+                HeaderField(name: "X-Team", value: "data"), HeaderField(name: "Accept", value: "text/plain"),
+            ]
+            let request = Request(
+                "\(server.baseURL)/headers", headers: [HeaderField(name: "Accept", value: "application/json")])
+            let (withHeaders, plain) = try await withEngine(configuration: configuration) { engine in
+                (await engine.fetch(request), await engine.fetch(Request("\(server.baseURL)/headers?plain")))
+            }
+            let body = String(decoding: try #require(withHeaders.response?.body), as: UTF8.self)
+            #expect(body.contains("x-team: data"))
+            #expect(body.contains("accept: application/json"))
+            #expect(!body.contains("accept: text/plain"))
+            #expect(body.contains("user-agent: batchfetch/\(BatchFetch.version)"))
+            let plainBody = String(decoding: try #require(plain.response?.body), as: UTF8.self)
+            #expect(plainBody.contains("accept: text/plain"))
+        }
+    }
+
+    @Test func theRateLimitSpacesRequestStarts() async throws {
+        try await TestHTTPServer.with { server in
+            var configuration = Engine.Configuration.testing()
+            configuration.rateLimit = Engine.RateLimit(requestsPerSecond: 50, burst: 1)
+            let requests = (0..<21).map { Request("\(server.baseURL)/ok?i=\($0)") }
+            let started = Date()
+            let results = try await withEngine(configuration: configuration) { engine in
+                await collect(engine, requests)
+            }
+            let elapsed = Date().timeIntervalSince(started)
+            #expect(results.count == 21)
+            #expect(elapsed >= 0.38 && elapsed < 2, "21 requests at 50/s took \(elapsed) s")
+        }
+    }
+
+    @Test func shutdownCancelsOutstandingWorkAndIsIdempotent() async throws {
+        try await TestHTTPServer.with { server in
+            let engine = try Engine(configuration: .testing(maxInFlight: 2))
+            let requests = (0..<10).map { Request("\(server.baseURL)/hang?i=\($0)") }
+            let consumer = Task { await collect(engine, requests) }
+            #expect(await eventually { server.snapshot.requests >= 2 })
+            await engine.shutdown()
+            await engine.shutdown()
+            let results = try await withTimeout(5) { await consumer.value }
+            #expect(results.count == 10)
+            #expect(results.allSatisfy { $0.error?.kind == .cancelled })
+            let after = await engine.fetch(Request("\(server.baseURL)/ok"))
+            #expect(after.error?.kind == .cancelled)
+        }
+    }
+
+    @Test func invalidConfigurationIsRejected() {
+        var configuration = Engine.Configuration()
+        configuration.maxInFlight = 0
+        #expect(throws: FetchError.self) { try Engine(configuration: configuration) }
+    }
+}

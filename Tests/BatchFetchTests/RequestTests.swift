@@ -1,0 +1,48 @@
+import Testing
+
+@testable import BatchFetch
+
+struct RequestTests {
+    @Test func httpAndHTTPSURLsAreAccepted() {
+        for url in ["http://127.0.0.1:8080/a?b=c", "https://example.org", "HTTP://host/", "http://user:pw@host/x"] {
+            #expect(Request(url).validate() == nil, "\(url)")
+        }
+    }
+
+    @Test func badURLsAreRejectedWithTheRightKind() {
+        let cases: [(String, FetchError.Kind)] = [
+            ("", .invalidURL),
+            ("not a url", .invalidURL),
+            ("example.org/path", .invalidURL),
+            ("http:/host", .invalidURL),
+            ("http://", .invalidURL),
+            ("http://:80/", .invalidURL),
+            ("http://host/\u{0}", .invalidURL),
+            ("file:///etc/passwd", .unsupportedScheme),
+            ("ftp://host/file", .unsupportedScheme),
+            ("gopher://host/", .unsupportedScheme),
+            ("javascript:alert(1)", .unsupportedScheme),
+        ]
+        for (url, kind) in cases {
+            #expect(Request(url).validate()?.kind == kind, "\(url)")
+        }
+        #expect(Request("http://h/" + String(repeating: "a", count: 9000)).validate()?.kind == .invalidURL)
+    }
+
+    @Test func headerFieldsAreParsedAndCheckedForInjection() throws {
+        let field = try HeaderField(parsing: "X-Api-Key:  secret ")
+        #expect(field.name == "X-Api-Key")
+        #expect(field.value == "secret ")
+        #expect(field.description == "X-Api-Key: [redacted]")
+        #expect(throws: FetchError.self) { try HeaderField(parsing: "no colon") }
+        #expect(throws: FetchError.self) { try HeaderField(parsing: "Bad Name: x") }
+        #expect(HeaderField(name: "X", value: "a\nb").validationError()?.kind == .invalidHeader)
+        #expect(HeaderField(name: "X", value: "a\rb").validationError()?.kind == .invalidHeader)
+    }
+
+    @Test func credentialsAreRedactedFromURLs() {
+        #expect("http://user:pw@host/x".redactedURL == "http://user:***@host/x")
+        #expect("https://h/p?api_key=abc&c=Cocktail".redactedURL == "https://h/p?api_key=***&c=Cocktail")
+        #expect("https://h/p?c=Shot#frag".redactedURL == "https://h/p?c=Shot#frag")
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+@testable import BatchFetch
+
+struct RetryPolicyTests {
+    private let policy = RetryPolicy(maxRetries: 3, baseDelay: .milliseconds(100), maxDelay: .seconds(1))
+
+    private func decide(
+        attempt: Int = 1, method: Request.Method = .get, status: Int? = nil, error: FetchError.Kind? = nil,
+        retryAfter: Duration? = nil
+    ) -> RetryPolicy.Decision {
+        var generator = SeededGenerator(seed: 7)
+        return self.policy.decide(
+            attempt: attempt, method: method, status: status, error: error, retryAfter: retryAfter, using: &generator)
+    }
+
+    @Test func transientStatusesAreRetriedAndOthersAreNot() {
+        for status in [408, 425, 429, 500, 502, 503, 504] {
+            #expect(self.decide(status: status) != .done, "\(status)")
+        }
+        for status in [200, 301, 400, 401, 403, 404, 501] {
+            #expect(self.decide(status: status) == .done, "\(status)")
+        }
+    }
+
+    @Test func transportFailuresAreRetriedButInputErrorsAreNot() {
+        for kind in [FetchError.Kind.connectFailed, .timeout, .transport] {
+            #expect(self.decide(error: kind) != .done, "\(kind)")
+        }
+        for kind in [FetchError.Kind.tooLarge, .unsupportedScheme, .invalidURL, .tlsFailure, .dnsFailure] {
+            #expect(self.decide(error: kind) == .done, "\(kind)")
+        }
+    }
+
+    @Test func retriesStopAfterTheMaximum() {
+        #expect(self.decide(attempt: 3, status: 503) != .done)
+        #expect(self.decide(attempt: 4, status: 503) == .done)
+        #expect(
+            RetryPolicy.none.decide(
+                attempt: 1, method: .get, status: 503, error: nil, retryAfter: nil, using: &SeededGeneratorBox.shared)
+                == .done)
+    }
+
+    @Test func aPostIsRetriedOnlyWhenTheServerDidNotProcessIt() {
+        #expect(self.decide(method: .post, status: 500) == .done)
+        #expect(self.decide(method: .post, error: .timeout) == .done)
+        #expect(self.decide(method: .post, status: 503) != .done)
+        #expect(self.decide(method: .post, error: .connectFailed) != .done)
+    }
+
+    @Test func retryAfterReplacesTheBackoffUpToTheMaximum() {
+        #expect(self.decide(status: 429, retryAfter: .seconds(2)) == .retry(after: .seconds(2)))
+        #expect(self.decide(status: 429, retryAfter: .seconds(61)) == .done)
+    }
+
+    @Test func backoffIsFullJitterUnderAnExponentialCeiling() {
+        var generator = SeededGenerator(seed: 42)
+        for attempt in 1...6 {
+            let ceiling = min(Duration.seconds(1), .milliseconds(100) * (1 << (attempt - 1)))
+            var seen: [Duration] = []
+            for _ in 0..<200 {
+                let delay = self.policy.backoff(attempt: attempt, using: &generator)
+                #expect(delay >= .zero && delay <= ceiling)
+                seen.append(delay)
+            }
+            // Full jitter spreads over the whole range, not bunched at the top.
+            #expect(seen.min()! < ceiling / 4)
+            #expect(seen.max()! > ceiling * 3 / 4)
+        }
+    }
+}
+
+/// A shared generator for calls that need one but whose result does not depend on it.
+enum SeededGeneratorBox {
+    nonisolated(unsafe) static var shared = SeededGenerator(seed: 1)
+}
