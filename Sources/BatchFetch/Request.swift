@@ -168,39 +168,66 @@ extension Request {
 
 extension String {
     /// The URL with any user-info password and credential-like query values (`key`, `token`,
-    /// `api_key`, `apikey`, `access_token`, `password`, `secret`, `sig`) replaced by `***`, for logs
-    /// and error messages.
+    /// `api_key`, `apikey`, `access_token`, `password`, `secret`, `sig`, `signature`) replaced by
+    /// `***`, for logs, records and error messages.
+    ///
+    /// Works on UTF-8 bytes and returns `self` untouched (no copy) when there is nothing to hide,
+    /// which is the common case on the per-record path.
     public var redactedURL: String {
-        var result = self
-        if let schemeRange = result.range(of: "://") {
-            let authorityStart = schemeRange.upperBound
-            let authorityEnd =
-                result[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" })
-                ?? result.endIndex
-            if let at = result[authorityStart..<authorityEnd].lastIndex(of: "@") {
-                let userInfo = result[authorityStart..<at]
-                if let colon = userInfo.firstIndex(of: ":") {
-                    result.replaceSubrange(result.index(after: colon)..<at, with: "***")
-                }
-            }
+        let spans =
+            self.utf8.withContiguousStorageIfAvailable { String.secretSpans(in: $0) }
+            ?? String.secretSpans(in: Array(self.utf8))
+        guard !spans.isEmpty else {
+            return self
         }
-        guard let query = result.firstIndex(of: "?") else {
-            return result
+        let bytes = Array(self.utf8)
+        var result: [UInt8] = []
+        var position = 0
+        for span in spans {
+            result.append(contentsOf: bytes[position..<span.lowerBound])
+            result.append(contentsOf: "***".utf8)
+            position = span.upperBound
         }
-        let sensitive: Set<String> = [
-            "key", "token", "api_key", "apikey", "access_token", "password", "secret", "sig", "signature",
-        ]
-        let queryPart = result[result.index(after: query)...]
-        let fragmentStart = queryPart.firstIndex(of: "#") ?? result.endIndex
-        let pairs = result[result.index(after: query)..<fragmentStart].split(
-            separator: "&", omittingEmptySubsequences: false)
-        let rewritten = pairs.map { pair -> String in
-            guard let eq = pair.firstIndex(of: "=") else {
-                return String(pair)
-            }
-            let name = pair[..<eq].lowercased()
-            return sensitive.contains(name) ? "\(pair[..<eq])=***" : String(pair)
-        }
-        return String(result[...query]) + rewritten.joined(separator: "&") + String(result[fragmentStart...])
+        result.append(contentsOf: bytes[position...])
+        return String(decoding: result, as: UTF8.self)
     }
+
+    /// Byte ranges of a URL that hold secrets: the user-info password and sensitive query values.
+    private static func secretSpans<Bytes: RandomAccessCollection<UInt8>>(in bytes: Bytes) -> [Range<Int>]
+    where Bytes.Index == Int {
+        var spans: [Range<Int>] = []
+        let start = bytes.startIndex
+        var schemeEnd = start
+        if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) {
+            schemeEnd = colon + 3
+        }
+        var authorityEnd = schemeEnd
+        while authorityEnd < bytes.endIndex, !"/?#".utf8.contains(bytes[authorityEnd]) {
+            authorityEnd += 1
+        }
+        if let at = bytes[schemeEnd..<authorityEnd].lastIndex(of: UInt8(ascii: "@")),
+            let colon = bytes[schemeEnd..<at].firstIndex(of: UInt8(ascii: ":"))
+        {
+            spans.append((colon + 1 - start)..<(at - start))
+        }
+        guard let query = bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "?")) else {
+            return spans
+        }
+        let end = bytes[query...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        var pairStart = query + 1
+        while pairStart < end {
+            let pairEnd = bytes[pairStart..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
+            if let eq = bytes[pairStart..<pairEnd].firstIndex(of: UInt8(ascii: "=")), eq - pairStart <= 12,
+                String.sensitiveQueryNames.contains(String(decoding: bytes[pairStart..<eq], as: UTF8.self).lowercased())
+            {
+                spans.append((eq + 1 - start)..<(pairEnd - start))
+            }
+            pairStart = pairEnd + 1
+        }
+        return spans
+    }
+
+    private static let sensitiveQueryNames: Set<String> = [
+        "key", "token", "api_key", "apikey", "access_token", "password", "secret", "sig", "signature",
+    ]
 }

@@ -45,6 +45,20 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
+    /// The request an input line asks for, or `nil` for a blank or comment line.
+    static func request(fromLine line: String) -> Request? {
+        let bytes = line.utf8
+        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }), bytes[first] != UInt8(ascii: "#") else {
+            return nil
+        }
+        if first == bytes.startIndex, let last = bytes.last, !isBlank(last) {
+            return Request(line)
+        }
+        let last = bytes.lastIndex(where: { !isBlank($0) }) ?? first
+        return Request(String(Substring(bytes[first...last])))
+    }
+
     func run() async throws {
         let lines: AnySequence<String>
         if let path = self.input {
@@ -64,10 +78,7 @@ struct FetchCommand: AsyncParsableCommand {
         } else {
             lines = AnySequence(self.urls)
         }
-        let requests = lines.lazy
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
-            .map { Request($0) }
+        let requests = lines.lazy.compactMap(FetchCommand.request(fromLine:))
 
         var configuration = Engine.Configuration()
         configuration.maxInFlight = self.concurrency

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// `batchfetch fetch` end to end: the real executable against the test server.
+@Suite(.serialized)
+struct FetchCommandTests {
+    private struct Record: Decodable {
+        struct ErrorObject: Decodable {
+            let kind: String
+            let message: String
+        }
+
+        let index: Int
+        let url: String
+        let status: Int?
+        let ok: Bool
+        let attempts: Int
+        let bytes: Int
+        let error: ErrorObject?
+    }
+
+    private func records(_ text: String) throws -> [Record] {
+        try text.split(separator: "\n").map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
+    }
+
+    @Test func everyInputLineGetsExactlyOneRecordAndFailuresSetTheExitStatus() async throws {
+        try await TestHTTPServer.with { server in
+            let input = """
+                # a comment, then a blank line
+
+                \(server.baseURL)/ok?size=100
+                  \(server.baseURL)/status/404  
+                file:///etc/passwd
+                not a url
+                \(server.baseURL)/ok?size=200&token=secret
+
+                """
+            let output = try Executable("batchfetch").run(["fetch", "-i", "-", "--retries", "0"], stdin: input)
+            #expect(output.status == 1, "stderr: \(output.stderr)")
+            let records = try self.records(output.stdout).sorted { $0.index < $1.index }
+            #expect(records.map(\.index) == [0, 1, 2, 3, 4])
+            #expect(records[0].ok && records[0].status == 200 && records[0].bytes == 100)
+            #expect(!records[1].ok && records[1].status == 404 && records[1].error?.kind == "httpStatus")
+            #expect(records[2].error?.kind == "unsupportedScheme" && records[2].attempts == 0)
+            #expect(records[3].error?.kind == "invalidURL")
+            #expect(records[4].ok && records[4].bytes == 200)
+            #expect(records[4].url.hasSuffix("token=***"), "secrets are redacted from records")
+        }
+    }
+
+    @Test func allOkExitsZeroAndArgumentsWork() async throws {
+        try await TestHTTPServer.with { server in
+            let urls = (0..<50).map { "\(server.baseURL)/ok?i=\($0)" }
+            let output = try Executable("batchfetch").run(["fetch", "-c", "4"] + urls)
+            #expect(output.status == 0, "stderr: \(output.stderr)")
+            let records = try self.records(output.stdout)
+            #expect(records.count == 50)
+            #expect(Set(records.map(\.index)) == Set(0..<50))
+            #expect(records.allSatisfy { $0.ok && $0.url == urls[$0.index] })
+        }
+    }
+
+    @Test func usageErrorsExitWithTwo() throws {
+        let bad = try Executable("batchfetch").run(["fetch", "-c", "0", "http://127.0.0.1:1/"])
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("concurrency"))
+        let unknown = try Executable("batchfetch").run(["fetch", "--no-such-flag"])
+        #expect(unknown.status == 2)
+        let missing = try Executable("batchfetch").run(["fetch", "-i", "/nonexistent/urls.txt"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("/nonexistent/urls.txt"))
+    }
+}
