@@ -39,6 +39,18 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let httpStatus = Kind(rawValue: "httpStatus")
         /// The request was cancelled before it completed.
         public static let cancelled = Kind(rawValue: "cancelled")
+        /// The body is empty where a JSON document was expected.
+        public static let emptyBody = Kind(rawValue: "emptyBody")
+        /// The body is not valid JSON (truncated, malformed, invalid UTF-8, nested too deeply).
+        public static let invalidJSON = Kind(rawValue: "invalidJSON")
+        /// The `Content-Type` is not one the caller accepts (e.g. an HTML error page).
+        public static let wrongContentType = Kind(rawValue: "wrongContentType")
+        /// The envelope key path is not in the document.
+        public static let missingKey = Kind(rawValue: "missingKey")
+        /// The value at the key path has an unexpected type (a string where a list was expected).
+        public static let unexpectedShape = Kind(rawValue: "unexpectedShape")
+        /// The JSON is valid but does not match the typed model.
+        public static let decodingFailed = Kind(rawValue: "decodingFailed")
         /// The engine configuration is invalid.
         public static let invalidConfiguration = Kind(rawValue: "invalidConfiguration")
         /// Anything else libcurl reported; the message carries its text.
