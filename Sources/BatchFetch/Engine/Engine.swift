@@ -72,7 +72,19 @@ public final class Engine: Sendable {
     /// (bad URL, scheme, header) yield an error result in place without touching the network.
     /// Cancelling the consuming task, or dropping the iterator, cancels the batch's transfers.
     public func results<Requests: Sequence<Request>>(for requests: Requests) -> FetchResults<Requests> {
-        FetchResults(engine: self, requests: requests)
+        FetchResults(engine: self, requests: requests, orderWindow: nil)
+    }
+
+    /// Like ``results(for:)``, but yields results in input order, each as soon as every earlier
+    /// one has been yielded.
+    ///
+    /// - Parameter window: how many requests may be read past the oldest one not yet yielded
+    ///   (default `4 × maxInFlight`); this bounds memory when an early request is slow.
+    public func orderedResults<Requests: Sequence<Request>>(
+        for requests: Requests, window: Int? = nil
+    ) -> FetchResults<Requests> {
+        let window = Swift.max(window ?? 4 * self.configuration.maxInFlight, 1)
+        return FetchResults(engine: self, requests: requests, orderWindow: window)
     }
 
     /// Fetches one request.

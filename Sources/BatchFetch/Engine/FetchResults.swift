@@ -1,18 +1,23 @@
 import DequeModule
 
-/// The results of one batch, in completion order, as an `AsyncSequence`.
+/// The results of one batch, in completion order or in input order, as an `AsyncSequence`.
 ///
 /// Iterating it drives the batch: requests are read from the input only as the consumer takes
-/// results, at most ``Engine/Configuration/readAhead`` ahead. Iterate it once, from one task.
+/// results, at most ``Engine/Configuration/readAhead`` ahead. In input order, a ``Reassembler``
+/// also keeps the input from running more than its window past the oldest result not yet
+/// emitted, so one slow request stalls reading instead of growing memory. Iterate it once, from
+/// one task.
 public struct FetchResults<Requests: Sequence<Request>>: AsyncSequence {
     public typealias Element = FetchResult
     public typealias Failure = Never
 
     let engine: Engine
     let requests: Requests
+    /// The reassembly window in input order; `nil` for completion order.
+    let orderWindow: Int?
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(engine: self.engine, input: self.requests.makeIterator())
+        Iterator(engine: self.engine, input: self.requests.makeIterator(), orderWindow: self.orderWindow)
     }
 
     /// Iterates a batch. Dropping the iterator before the end cancels what is still outstanding.
@@ -28,8 +33,10 @@ public struct FetchResults<Requests: Sequence<Request>>: AsyncSequence {
         /// Submitted to the engine and not yet received back.
         private var outstanding = 0
         private var ready = Deque<FetchResult>()
+        private var order: Reassembler<FetchResult>?
 
-        init(engine: Engine, input: Requests.Iterator) {
+        init(engine: Engine, input: Requests.Iterator, orderWindow: Int?) {
+            self.order = orderWindow.map { Reassembler(window: $0) }
             self.core = engine.core
             self.maxURLLength = engine.configuration.maxURLLength
             self.readAhead = engine.configuration.effectiveReadAhead
@@ -59,12 +66,32 @@ public struct FetchResults<Requests: Sequence<Request>>: AsyncSequence {
                     return nil
                 }
                 self.outstanding -= results.count
+                self.accept(results)
+            }
+        }
+
+        private mutating func accept(_ results: [FetchResult]) {
+            guard self.order != nil else {
                 self.ready.append(contentsOf: results)
+                return
+            }
+            for result in results {
+                do throws(Reassembler<FetchResult>.InsertError) {
+                    try self.order?.insert(result, at: result.index)
+                } catch {
+                    preconditionFailure("result \(result.index) outside the reassembly window: \(error)")
+                }
+            }
+            if let ready = self.order?.popReady() {
+                self.ready.append(contentsOf: ready)
             }
         }
 
         private mutating func refill() {
-            let room = self.readAhead - self.outstanding - self.ready.count
+            var room = self.readAhead - self.outstanding - self.ready.count
+            if let order = self.order {
+                room = Swift.min(room, order.limit - self.nextIndex)
+            }
             guard !self.inputExhausted, room >= self.refillThreshold || (self.outstanding == 0 && self.ready.isEmpty)
             else {
                 return

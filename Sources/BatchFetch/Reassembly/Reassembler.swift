@@ -1,0 +1,79 @@
+/// Puts results that arrive in any order back into index order, streaming (the reference's
+/// `enumerated()` + `scan`, without holding everything).
+///
+/// Values are inserted as `(index, value)` in any order and come out in index order as soon as
+/// the prefix up to them is complete. Memory is bounded by a window: a producer may only produce
+/// indices below ``limit`` (`next + window`), so one slow early item stalls the producer instead
+/// of letting later results pile up.
+///
+/// Pure value type, no I/O; one owner at a time.
+public struct Reassembler<Value> {
+    /// Why an insert was refused.
+    public enum InsertError: Error, Hashable {
+        /// The index was already emitted or inserted.
+        case duplicate(Int)
+        /// The index is at or past ``Reassembler/limit``; the producer ran too far ahead.
+        case outsideWindow(Int)
+    }
+
+    /// How far past ``next`` indices may be inserted.
+    public let window: Int
+    /// The index the next emitted value will have.
+    public private(set) var next = 0
+    /// How many inserted values wait for an earlier one.
+    public private(set) var pending = 0
+    private var slots: [Value?]
+
+    /// Creates a reassembler that starts at index 0.
+    public init(window: Int) {
+        self.window = max(1, window)
+        self.slots = Array(repeating: nil, count: self.window)
+    }
+
+    /// The first index a producer may not yet produce.
+    public var limit: Int { self.next + self.window }
+
+    /// Whether `index` may be inserted now.
+    public func accepts(_ index: Int) -> Bool {
+        index >= self.next && index < self.limit && self.slots[index % self.window] == nil
+    }
+
+    /// Stores `value` for `index`.
+    public mutating func insert(_ value: Value, at index: Int) throws(InsertError) {
+        guard index >= self.next else {
+            throw .duplicate(index)
+        }
+        guard index < self.limit else {
+            throw .outsideWindow(index)
+        }
+        let slot = index % self.window
+        guard self.slots[slot] == nil else {
+            throw .duplicate(index)
+        }
+        self.slots[slot] = value
+        self.pending += 1
+    }
+
+    /// Takes the value at ``next`` if it has arrived, advancing ``next``.
+    public mutating func popNext() -> Value? {
+        let slot = self.next % self.window
+        guard let value = self.slots[slot] else {
+            return nil
+        }
+        self.slots[slot] = nil
+        self.next += 1
+        self.pending -= 1
+        return value
+    }
+
+    /// Takes every value whose prefix is complete, in index order.
+    public mutating func popReady() -> [Value] {
+        var ready: [Value] = []
+        while let value = self.popNext() {
+            ready.append(value)
+        }
+        return ready
+    }
+}
+
+extension Reassembler: Sendable where Value: Sendable {}
