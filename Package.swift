@@ -6,7 +6,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "BatchFetch", targets: ["BatchFetch"]),
+        .library(name: "CocktailDB", targets: ["CocktailDB"]),
+        .library(name: "CocktailReplica", targets: ["CocktailReplica"]),
         .executable(name: "batchfetch", targets: ["batchfetch"]),
+        .executable(name: "cocktaildb-replica", targets: ["cocktaildb-replica"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -29,10 +32,30 @@ let package = Package(
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
+        .target(
+            name: "CocktailDB",
+            dependencies: ["BatchFetch"]
+        ),
+        .target(
+            name: "CocktailReplica",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "batchfetch",
             dependencies: [
                 "BatchFetch",
+                "CocktailDB",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "cocktaildb-replica",
+            dependencies: [
+                "CocktailReplica",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -40,10 +63,24 @@ let package = Package(
             name: "BatchFetchTests",
             dependencies: [
                 "BatchFetch",
+                "CocktailReplica",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
+        ),
+        .testTarget(
+            name: "CocktailDBTests",
+            dependencies: ["CocktailDB", "BatchFetch", "CocktailReplica"]
+        ),
+        .testTarget(
+            name: "CocktailReplicaTests",
+            dependencies: [
+                "CocktailReplica",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            resources: [.copy("Fixtures")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -21,29 +21,10 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Read URLs from FILE, one per line ('-' = standard input).")
     var input: String?
 
-    @Option(name: [.customShort("c"), .long], help: "Transfers in flight at once.")
-    var concurrency: Int = 64
-
-    @Option(help: "Retries per request for transient failures (connect errors, timeouts, 408/425/429/5xx).")
-    var retries: Int = 3
-
-    @Option(help: "Per-attempt timeout in seconds.")
-    var timeout: Double = 30
+    @OptionGroup var engine: EngineOptions
 
     @Option(name: .shortAndLong, help: "Write records to FILE instead of standard output.")
     var output: String?
-
-    func validate() throws {
-        guard self.concurrency >= 1 && self.concurrency <= 10_000 else {
-            throw ValidationError("--concurrency must be between 1 and 10000")
-        }
-        guard self.retries >= 0 else {
-            throw ValidationError("--retries must not be negative")
-        }
-        guard self.timeout > 0 && self.timeout.isFinite else {
-            throw ValidationError("--timeout must be a positive number of seconds")
-        }
-    }
 
     /// The request an input line asks for, or `nil` for a blank or comment line.
     static func request(fromLine line: String) -> Request? {
@@ -80,10 +61,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
         let requests = lines.lazy.compactMap(FetchCommand.request(fromLine:))
 
-        var configuration = Engine.Configuration()
-        configuration.maxInFlight = self.concurrency
-        configuration.retry.maxRetries = self.retries
-        configuration.timeout = .milliseconds(Int64(self.timeout * 1000))
+        let configuration = self.engine.configuration()
 
         let sink: FileHandleOutput
         if let path = self.output {

@@ -27,6 +27,21 @@ final class FileHandleOutput: Sendable {
         self.owned = true
     }
 
+    /// Opens a file for appending after cutting it to its first `keeping` bytes (creating it when
+    /// missing), as a resumed crawl does.
+    init?(appendingTo path: String, keeping bytes: Int) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            return nil
+        }
+        guard ftruncate(fd, off_t(bytes)) == 0, lseek(fd, 0, SEEK_END) >= 0 else {
+            close(fd)
+            return nil
+        }
+        self.descriptor = fd
+        self.owned = true
+    }
+
     deinit {
         if self.owned {
             close(self.descriptor)

@@ -61,23 +61,12 @@ struct RecordWriter {
         self.buffer.append(contentsOf: text.utf8)
     }
 
-    /// Appends a JSON string literal, escaping quotes, backslashes and control characters.
+    /// Appends a JSON string literal.
     mutating func appendString(_ text: String) {
-        self.buffer.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): self.append("\\\"")
-            case UInt8(ascii: "\\"): self.append("\\\\")
-            case 0x0A: self.append("\\n")
-            case 0x0D: self.append("\\r")
-            case 0x09: self.append("\\t")
-            case 0..<0x20, 0x7F:
-                let hex = String(byte, radix: 16)
-                self.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
-            default: self.buffer.append(byte)
-            }
-        }
-        self.buffer.append(UInt8(ascii: "\""))
+        var json = JSONBytes()
+        swap(&json.buffer, &self.buffer)
+        json.string(text)
+        swap(&json.buffer, &self.buffer)
     }
 }
 

@@ -1,0 +1,88 @@
+import BatchFetch
+import Foundation
+
+/// Where TheCocktailDB's API lives and which key to use; builds endpoint URLs.
+///
+/// The base URL may name the API root with or without the key segment — `…/api/json/v1/` or
+/// `…/api/json/v1/1/` (what `cocktaildb-replica` prints) — and the key fills or replaces that segment.
+public struct CocktailDB: Sendable, Hashable {
+    /// The public API root.
+    public static let publicBaseURL = "https://www.thecocktaildb.com/api/json/v1/"
+
+    /// The root every endpoint hangs under, with the key, ending in `/`.
+    public let root: String
+    /// The API key (`1` is the public test key).
+    public let apiKey: String
+
+    /// Creates the API location.
+    /// - Throws: ``FetchError/Kind/invalidURL`` for a base URL that is not http(s), and
+    ///   ``FetchError/Kind/invalidParameter`` for a key that is not a plain path segment.
+    public init(baseURL: String = CocktailDB.publicBaseURL, apiKey: String = "1") throws(FetchError) {
+        if let error = Request(baseURL).validate() {
+            throw error
+        }
+        guard !apiKey.isEmpty,
+            apiKey.unicodeScalars.allSatisfy({
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_".unicodeScalars.contains($0))
+            })
+        else {
+            throw FetchError(kind: .invalidParameter, message: "API key must be letters, digits, '-' or '_'")
+        }
+        var base = baseURL
+        if let query = base.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            base = String(base[..<query])
+        }
+        while base.hasSuffix("/") {
+            base.removeLast()
+        }
+        let marker = "/api/json/v1"
+        if let range = base.range(of: marker, options: .backwards) {
+            // Anything after `/api/json/v1` is the key segment: replaced.
+            base = String(base[..<range.upperBound])
+        }
+        self.root = base + "/" + apiKey + "/"
+        self.apiKey = apiKey
+    }
+
+    /// The URL of an endpoint (parameters not validated; see ``request(_:)``).
+    public func url(_ endpoint: Endpoint) -> String {
+        var url = self.root + endpoint.path
+        let query = endpoint.query
+        if !query.isEmpty {
+            url += "?" + query.map { "\($0.name)=\(QueryEncoding.encode($0.value))" }.joined(separator: "&")
+        }
+        return url
+    }
+
+    /// A request for an endpoint, after validating its parameters.
+    public func request(_ endpoint: Endpoint) throws(FetchError) -> Request {
+        try endpoint.validate()
+        return Request(self.url(endpoint))
+    }
+}
+
+/// Percent-encoding of query values by RFC 3986: only unreserved characters (`A–Z a–z 0–9 - . _ ~`)
+/// stay as they are; every other byte of the UTF-8 form becomes `%XX`. So spaces are `%20`,
+/// `/` is `%2F`, and `&`, `=`, `+`, `#` cannot break the query.
+public enum QueryEncoding {
+    /// Encodes one query value.
+    public static func encode(_ value: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(value.utf8.count)
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.append(byte)
+            default:
+                out.append(UInt8(ascii: "%"))
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,99 @@
+import BatchFetch
+import Foundation
+
+/// TheCocktailDB over a batchfetch ``Engine``: every call is one request through the engine, so
+/// its concurrency cap, rate limit and retry policy govern them all; decoding happens here, on
+/// the caller's task.
+///
+/// Every method throws ``FetchError``: transport failures as the engine reports them, then the
+/// decoding pipeline's (status, content type, envelope, model). "Nothing found" (`null`,
+/// `"None Found"`) is an empty list or `nil`, never an error.
+public struct CocktailDBClient: Sendable {
+    /// The engine requests go through.
+    public let engine: Engine
+    /// Where the API lives.
+    public let api: CocktailDB
+
+    /// Creates a client.
+    public init(engine: Engine, api: CocktailDB) {
+        self.engine = engine
+        self.api = api
+    }
+
+    /// Every category, in the API's order.
+    public func categories() async throws(FetchError) -> [Category] {
+        try await self.values(of: .category)
+    }
+
+    /// Every glass.
+    public func glasses() async throws(FetchError) -> [FacetValue] {
+        try await self.values(of: .glass)
+    }
+
+    /// Every value of a facet (`list.php?c=list` and siblings).
+    public func values(of facet: Facet) async throws(FetchError) -> [FacetValue] {
+        let response = try await self.response(.list(facet))
+        let items = try Self.decoder(for: .list(facet)).decodeList([String: String?].self, from: response)
+        return items.compactMap { item in
+            (item[facet.listField] ?? nil).map { FacetValue(facet, $0) }
+        }
+    }
+
+    /// The drinks of a category (`filter.php?c=`).
+    public func drinks(in category: Category) async throws(FetchError) -> [DrinkSummary] {
+        try await self.drinks(with: FacetValue(.category, category.name))
+    }
+
+    /// The drinks served in a glass.
+    public func drinks(withGlass glass: FacetValue) async throws(FetchError) -> [DrinkSummary] {
+        try await self.drinks(with: FacetValue(.glass, glass.name))
+    }
+
+    /// The drinks with a facet value (`filter.php`).
+    public func drinks(with value: FacetValue) async throws(FetchError) -> [DrinkSummary] {
+        let endpoint = Endpoint.filter(by: value.facet, value: value.name)
+        return try Self.decoder(for: endpoint).decodeList(DrinkSummary.self, from: try await self.response(endpoint))
+    }
+
+    /// A drink's full record, or `nil` when there is no such drink.
+    public func drink(id: String) async throws(FetchError) -> Drink? {
+        let endpoint = Endpoint.lookupDrink(id)
+        return try Self.decoder(for: endpoint).decodeList(Drink.self, from: try await self.response(endpoint)).first
+    }
+
+    /// An ingredient's record, or `nil`.
+    public func ingredient(id: String) async throws(FetchError) -> IngredientDetail? {
+        let endpoint = Endpoint.lookupIngredient(id)
+        return try Self.decoder(for: endpoint).decodeList(
+            IngredientDetail.self, from: try await self.response(endpoint)
+        )
+        .first
+    }
+
+    /// Drinks whose name contains `name`.
+    public func search(name: String) async throws(FetchError) -> [Drink] {
+        let endpoint = Endpoint.searchByName(name)
+        return try Self.decoder(for: endpoint).decodeList(Drink.self, from: try await self.response(endpoint))
+    }
+
+    /// Drinks whose name starts with `firstLetter`.
+    public func search(firstLetter: String) async throws(FetchError) -> [Drink] {
+        let endpoint = Endpoint.searchByFirstLetter(firstLetter)
+        return try Self.decoder(for: endpoint).decodeList(Drink.self, from: try await self.response(endpoint))
+    }
+
+    /// One random drink.
+    public func random() async throws(FetchError) -> Drink? {
+        try Self.decoder(for: .random).decodeList(Drink.self, from: try await self.response(.random)).first
+    }
+
+    /// The decoding pipeline for an endpoint: 2xx, JSON, content under its envelope key.
+    public static func decoder(for endpoint: Endpoint) -> ResponseDecoder {
+        ResponseDecoder(envelope: Envelope(endpoint.envelopeKey))
+    }
+
+    private func response(_ endpoint: Endpoint) async throws(FetchError) -> Response {
+        let request = try self.api.request(endpoint)
+        return try await self.engine.fetch(request).outcome.get()
+    }
+}

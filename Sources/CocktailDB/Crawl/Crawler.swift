@@ -1,0 +1,251 @@
+import BatchFetch
+
+/// Crawls the catalogue: lists a facet's values, fetches each value's drinks concurrently,
+/// optionally every drink's full record, and emits the facets in list order as soon as each is
+/// complete, while requests complete in any order.
+///
+/// Everything goes through one engine, so one concurrency cap, one rate limit and one retry
+/// policy govern the whole crawl. Failures never vanish: a facet that cannot be completed is
+/// emitted in its place with a ``CrawlFailure``.
+public struct Crawler: Sendable {
+    /// The client whose engine and API location the crawl uses.
+    public let client: CocktailDBClient
+
+    /// Creates a crawler.
+    public init(client: CocktailDBClient) {
+        self.client = client
+    }
+
+    /// Runs a crawl, calling `emit` with each facet in list order.
+    ///
+    /// - Throws: ``FetchError`` when the facet list itself cannot be fetched or does not match
+    ///   the resumed facets (nothing can be crawled then); `CancellationError` when the task is
+    ///   cancelled (facets already emitted are complete); whatever `emit` throws.
+    public func crawl(
+        _ options: CrawlOptions,
+        progress: CrawlProgress? = nil,
+        emit: (FacetResult) async throws -> Void
+    ) async throws -> CrawlSummary {
+        var run = CrawlRun(options: options, api: self.client.api, engine: self.client.engine, progress: progress)
+        let values = try await run.listValues()
+        try Task.checkCancellation()
+        let plan = try await run.fetchFacets(values)
+        try Task.checkCancellation()
+        try await run.emitAll(plan, emit: emit)
+        return run.summary
+    }
+}
+
+/// The per-facet data gathered before emitting.
+struct FacetPlan {
+    let index: Int
+    let value: FacetValue
+    var listed: [DrinkSummary] = []
+    var sweepOnly: [Drink] = []
+    var failure: CrawlFailure?
+    /// The position in the lookup sequence after which all this facet's records are in.
+    var lastLookup = -1
+}
+
+/// One crawl's mutable state; lives for one `crawl` call.
+struct CrawlRun {
+    let options: CrawlOptions
+    let api: CocktailDB
+    let engine: Engine
+    let progress: CrawlProgress?
+    var summary = CrawlSummary()
+
+    init(options: CrawlOptions, api: CocktailDB, engine: Engine, progress: CrawlProgress?) {
+        self.options = options
+        self.api = api
+        self.engine = engine
+        self.progress = progress
+    }
+
+    /// Step 1: the facet's values, checked against the resumed prefix.
+    mutating func listValues() async throws -> [FacetValue] {
+        let endpoint = Endpoint.list(self.options.facet)
+        let request = try self.api.request(endpoint)
+        let result = await self.engine.fetch(request)
+        self.account(result)
+        let items = try CocktailDBClient.decoder(for: endpoint).decodeList([String: String?].self, from: result)
+        let values = items.compactMap {
+            ($0[self.options.facet.listField] ?? nil).map { FacetValue(self.options.facet, $0) }
+        }
+        self.summary.facets = values.count
+        let done = self.options.done
+        guard done.count <= values.count, zip(done, values).allSatisfy({ $0 == $1.name }) else {
+            throw FetchError(
+                kind: .resumeMismatch,
+                message: "the facets already done (\(done.prefix(3).joined(separator: ", "))…) are not the start of "
+                    + "the server's \(self.options.facet.rawValue) list; refusing to append to a different crawl")
+        }
+        self.progress?.update { $0.facetsTotal = values.count - done.count }
+        return values
+    }
+
+    /// Step 2: every remaining facet's drink list, and the completeness sweep.
+    mutating func fetchFacets(_ values: [FacetValue]) async throws -> [FacetPlan] {
+        let todo = values.enumerated().dropFirst(self.options.done.count)
+        var plans = todo.map { FacetPlan(index: $0.offset, value: $0.element) }
+        var requests: [Request] = []
+        for plan in plans {
+            requests.append(Request(self.api.url(.filter(by: self.options.facet, value: plan.value.name))))
+        }
+        let sweep = self.options.complete ? CrawlOptions.sweepLetters : []
+        for letter in sweep {
+            requests.append(Request(self.api.url(.search(firstLetter: letter))))
+        }
+        let results = await self.fetchAll(requests)
+        try Task.checkCancellation()
+        for (position, result) in results.prefix(plans.count).enumerated() {
+            let endpoint = Endpoint.filter(by: self.options.facet, value: plans[position].value.name)
+            do throws(FetchError) {
+                try endpoint.validate()
+                plans[position].listed = try CocktailDBClient.decoder(for: endpoint).decodeList(
+                    DrinkSummary.self, from: result)
+            } catch {
+                plans[position].failure = CrawlFailure(error, request: result.request, attempts: result.attempts)
+            }
+        }
+        var swept: [String: Drink] = [:]
+        for (position, result) in results.dropFirst(plans.count).enumerated() {
+            do throws(FetchError) {
+                let drinks = try CocktailDBClient.decoder(for: .search(firstLetter: sweep[position])).decodeList(
+                    Drink.self, from: result)
+                for drink in drinks {
+                    swept[drink.id] = drink
+                }
+            } catch {
+                self.summary.sweepFailures.append("\(result.request.url.redactedURL): \(error.message)")
+            }
+        }
+        CrawlAssembly.addSweepOnly(swept, to: &plans, facet: self.options.facet)
+        return plans
+    }
+
+    /// Step 3: full records (with `details`), then every facet emitted in list order.
+    mutating func emitAll(_ plans: [FacetPlan], emit: (FacetResult) async throws -> Void) async throws {
+        var plans = plans
+        var records: [String: Drink] = [:]
+        var lookupFailures: [String: CrawlFailure] = [:]
+        var lookupIDs: [String] = []
+        if self.options.details {
+            var scheduled: [String: Int] = [:]
+            for position in plans.indices where plans[position].failure == nil {
+                for sweepDrink in plans[position].sweepOnly {
+                    records[sweepDrink.id] = sweepDrink
+                }
+                for summary in plans[position].listed where records[summary.id] == nil {
+                    let lookup = scheduled[summary.id] ?? lookupIDs.count
+                    if scheduled[summary.id] == nil {
+                        scheduled[summary.id] = lookup
+                        lookupIDs.append(summary.id)
+                    }
+                    plans[position].lastLookup = max(plans[position].lastLookup, lookup)
+                }
+            }
+        }
+        // How many facets still need each record, so records are dropped once emitted everywhere
+        // and memory stays bounded by the lookups in flight, not by the catalogue.
+        var references: [String: Int] = [:]
+        if self.options.details {
+            for plan in plans where plan.failure == nil {
+                for summary in plan.listed {
+                    references[summary.id, default: 0] += 1
+                }
+                for drink in plan.sweepOnly {
+                    references[drink.id, default: 0] += 1
+                }
+            }
+        }
+        var nextFacet = 0
+        func emitReady(upTo received: Int, _ run: inout CrawlRun) async throws {
+            while nextFacet < plans.count && plans[nextFacet].lastLookup <= received {
+                let plan = plans[nextFacet]
+                let result = CrawlAssembly.result(
+                    for: plan, details: run.options.details, records: records, failures: lookupFailures)
+                run.record(result)
+                try await emit(result)
+                nextFacet += 1
+                for id in plan.listed.map(\.id) + plan.sweepOnly.map(\.id) where plan.failure == nil {
+                    references[id, default: 1] -= 1
+                    if references[id] == 0 {
+                        references[id] = nil
+                        records[id] = nil
+                    }
+                }
+            }
+        }
+        try await emitReady(upTo: -1, &self)
+        guard !lookupIDs.isEmpty else {
+            return
+        }
+        let api = self.api
+        let requests = lookupIDs.lazy.map { Request(api.url(.lookup(drink: $0))) }
+        self.progress?.update { $0.requestsQueued += lookupIDs.count }
+        for await result in self.engine.orderedResults(for: requests) {
+            self.account(result)
+            let id = lookupIDs[result.index]
+            do throws(FetchError) {
+                let found = try CocktailDBClient.decoder(for: .lookup(drink: id)).decodeList(Drink.self, from: result)
+                guard let drink = found.first(where: { $0.id == id }) else {
+                    throw FetchError(
+                        kind: .notFound, message: "drink \(id) is listed but lookup.php has no record of it")
+                }
+                records[id] = drink
+            } catch {
+                lookupFailures[id] = CrawlFailure(error, request: result.request, attempts: result.attempts)
+            }
+            try await emitReady(upTo: result.index, &self)
+        }
+        try Task.checkCancellation()
+    }
+
+    /// Fetches a batch and returns the results in request order.
+    private mutating func fetchAll(_ requests: [Request]) async -> [FetchResult] {
+        self.progress?.update { $0.requestsQueued += requests.count }
+        var results: [FetchResult] = []
+        results.reserveCapacity(requests.count)
+        for await result in self.engine.orderedResults(for: requests) {
+            self.account(result)
+            results.append(result)
+        }
+        return results
+    }
+
+    private mutating func account(_ result: FetchResult) {
+        self.summary.requests += max(1, result.attempts)
+        self.summary.retries += max(0, result.attempts - 1)
+        self.summary.bytes += result.response?.body.count ?? 0
+        let failed = result.error != nil
+        if failed {
+            self.summary.failedRequests += 1
+        }
+        self.progress?.update {
+            $0.requestsDone += 1
+            $0.requestsQueued = max(0, $0.requestsQueued - 1)
+            $0.errors += failed ? 1 : 0
+        }
+    }
+
+    private mutating func record(_ result: FacetResult) {
+        self.summary.emitted += 1
+        self.summary.drinks += result.drinks.count
+        if result.failure != nil {
+            self.summary.failedFacets += 1
+        }
+        if result.sweepOnly > 0 {
+            self.summary.sweepOnlyDrinks += result.sweepOnly
+            self.summary.sweepOnlyByFacet[result.value.name] = result.sweepOnly
+        }
+        self.progress?.update { $0.facetsDone += 1 }
+    }
+}
+
+extension FetchError.Kind {
+    /// A listed item has no record.
+    public static let notFound = FetchError.Kind(rawValue: "notFound")
+    /// A resumed output does not belong to this crawl.
+    public static let resumeMismatch = FetchError.Kind(rawValue: "resumeMismatch")
+}

@@ -1,0 +1,227 @@
+import ArgumentParser
+import BatchFetch
+import CocktailDB
+import Dispatch
+import Foundation
+import Synchronization
+
+/// `batchfetch crawl`: the whole catalogue, fanned out and reassembled in list order.
+struct CrawlCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "crawl",
+        abstract: "Crawl TheCocktailDB: every facet value, its drinks, optionally every drink's full record.",
+        discussion: """
+            Facets come out in list order, each as soon as it is complete, as NDJSON lines such as \
+            {"category":"Cocktail","drinks":[…]} (a table when standard output is a terminal). \
+            Exit status: 0 complete, 1 some facets failed, 2 usage or resume error, 130 interrupted \
+            (complete lines flushed; --resume finishes the file).
+            """
+    )
+
+    @Option(help: "The API root, with or without the key segment (…/api/json/v1/ or …/api/json/v1/1/).")
+    var baseURL: String = CocktailDB.publicBaseURL
+
+    @Option(help: "The API key (fills or replaces the key segment of --base-url).")
+    var apiKey: String = "1"
+
+    @Option(help: "The facet to crawl by: category, glass, ingredient or alcoholic.")
+    var by: Facet = .category
+
+    @Flag(help: "Fetch every drink's full record (lookup.php?i=).")
+    var details = false
+
+    @Flag(help: "Also sweep search.php?f=a…z,0…9 to find drinks the 100-result cap hides, and report coverage.")
+    var complete = false
+
+    @Option(help: "Output format: ndjson, json, csv or table (default: table on a terminal, else ndjson).")
+    var format: CrawlFormat?
+
+    @Option(name: .shortAndLong, help: "Write to FILE instead of standard output.")
+    var output: String?
+
+    @Flag(help: "Continue an interrupted crawl in the -o FILE (NDJSON): complete facets are kept, the rest appended.")
+    var resume = false
+
+    @OptionGroup var engine: EngineOptions
+
+    @Option(help: "Progress on standard error: auto (when it is a terminal), always or never.")
+    var progress: ProgressMode = .auto
+
+    @Option(help: "Write a JSON run summary to FILE.")
+    var stats: String?
+
+    @Flag(name: .shortAndLong, help: "No summary on standard error.")
+    var quiet = false
+
+    func validate() throws {
+        if self.resume && self.output == nil {
+            throw ValidationError("--resume needs -o FILE")
+        }
+        if self.resume && self.resolvedFormat != .ndjson {
+            throw ValidationError("--resume works with --format ndjson only")
+        }
+        do {
+            _ = try CocktailDB(baseURL: self.baseURL, apiKey: self.apiKey)
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    var resolvedFormat: CrawlFormat {
+        self.format ?? (self.output == nil && isatty(1) != 0 ? .table : .ndjson)
+    }
+
+    func run() async throws {
+        let api = try CocktailDB(baseURL: self.baseURL, apiKey: self.apiKey)
+        let polite = api.root.contains("://www.thecocktaildb.com/") || api.root.contains("://thecocktaildb.com/")
+        var resumed = ResumeFile(done: [], keptBytes: 0)
+        if self.resume, let path = self.output {
+            do {
+                resumed = try ResumeFile.read(path: path, facet: self.by)
+            } catch {
+                FileHandleOutput.standardError.write("batchfetch: \(error)\n")
+                throw ExitCode(2)
+            }
+        }
+        let sink = try self.openOutput(keeping: resumed.keptBytes)
+        let writer = CrawlWriter(
+            output: CrawlOutput(format: self.resolvedFormat, facet: self.by, details: self.details), file: sink)
+        if resumed.keptBytes == 0 {
+            writer.header()
+        }
+        let options = CrawlOptions(facet: self.by, details: self.details, complete: self.complete, done: resumed.done)
+        let progress = CrawlProgress()
+        let reporter = ProgressReporter(
+            progress: progress, enabled: self.progress == .always || (self.progress == .auto && isatty(2) != 0))
+        let started = Date()
+        let interrupted = Atomic<Bool>(false)
+        let configuration = self.engine.configuration(polite: polite)
+
+        let crawl = Task { () throws -> CrawlSummary in
+            try await withEngine(configuration: configuration) { engine in
+                let crawler = Crawler(client: CocktailDBClient(engine: engine, api: api))
+                return try await crawler.crawl(options, progress: progress) { result in
+                    writer.write(result)
+                }
+            }
+        }
+        let signals = InterruptHandler {
+            if interrupted.exchange(true, ordering: .relaxed) {
+                // A second Ctrl-C: the user wants out now; complete lines are already written.
+                Foundation.exit(130)
+            }
+            crawl.cancel()
+        }
+        reporter.start()
+        let outcome = await crawl.result
+        reporter.stop()
+        signals.cancel()
+        writer.finish()
+
+        let elapsed = Date().timeIntervalSince(started)
+        switch outcome {
+        case .success(let summary):
+            self.report(summary, elapsed: elapsed)
+            if summary.failedFacets > 0 || !summary.sweepFailures.isEmpty {
+                throw ExitCode(1)
+            }
+        case .failure(let error) where interrupted.load(ordering: .relaxed) || error is CancellationError:
+            FileHandleOutput.standardError.write(
+                "batchfetch: interrupted; complete facets are written, --resume finishes the crawl\n")
+            throw ExitCode(130)
+        case .failure(let error as FetchError) where error.kind == .resumeMismatch:
+            FileHandleOutput.standardError.write("batchfetch: \(error.message)\n")
+            throw ExitCode(2)
+        case .failure(let error):
+            let message = (error as? FetchError)?.description ?? "\(error)"
+            FileHandleOutput.standardError.write("batchfetch: crawl failed: \(message)\n")
+            throw ExitCode(1)
+        }
+    }
+
+    private func openOutput(keeping bytes: Int) throws -> FileHandleOutput {
+        guard let path = self.output else {
+            return .standardOutput
+        }
+        let file = self.resume ? FileHandleOutput(appendingTo: path, keeping: bytes) : FileHandleOutput(path: path)
+        guard let file else {
+            FileHandleOutput.standardError.write("batchfetch: cannot write to \(path)\n")
+            throw ExitCode(2)
+        }
+        return file
+    }
+
+    private func report(_ summary: CrawlSummary, elapsed: Double) {
+        let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
+        if !self.quiet {
+            var text =
+                "crawl: \(summary.emitted) of \(summary.facets) \(self.by.rawValue) facets, \(summary.drinks) drinks"
+            if self.complete {
+                text += " (\(summary.sweepOnlyDrinks) found only by the sweep)"
+            }
+            text += String(format: " in %.2f s\n", elapsed)
+            text += String(
+                format: "requests: %d (%d retries, %d failed), %.0f req/s, %.1f MB\n", summary.requests,
+                summary.retries,
+                summary.failedRequests, rate, Double(summary.bytes) / 1e6)
+            if summary.failedFacets > 0 {
+                text += "failed facets: \(summary.failedFacets) (their lines carry an \"error\" object)\n"
+            }
+            for failure in summary.sweepFailures {
+                text += "sweep failed: \(failure)\n"
+            }
+            FileHandleOutput.standardError.write(text)
+        }
+        if let path = self.stats {
+            let stats = CrawlStats(summary: summary, elapsedSeconds: elapsed, requestsPerSecond: rate)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+            if let data = try? encoder.encode(stats),
+                FileManager.default.createFile(atPath: path, contents: data + [0x0A])
+            {
+                return
+            }
+            FileHandleOutput.standardError.write("batchfetch: cannot write stats to \(path)\n")
+        }
+    }
+}
+
+/// Writes each facet as soon as it is emitted, in one `write` call, so an interrupted run leaves
+/// only complete lines (or one torn last line, which `--resume` discards).
+final class CrawlWriter: Sendable {
+    private let output: Mutex<CrawlOutput>
+    private let file: FileHandleOutput
+
+    init(output: CrawlOutput, file: FileHandleOutput) {
+        self.output = Mutex(output)
+        self.file = file
+    }
+
+    func header() {
+        self.file.write(self.output.withLock { $0.header() })
+    }
+
+    func write(_ result: FacetResult) {
+        self.file.write(self.output.withLock { $0.facetBytes(result) })
+    }
+
+    func finish() {
+        self.file.write(self.output.withLock { $0.footer() })
+        self.file.flush()
+    }
+}
+
+/// The `--stats` file.
+struct CrawlStats: Encodable {
+    let summary: CrawlSummary
+    let elapsedSeconds: Double
+    let requestsPerSecond: Double
+}
+
+/// When to show progress.
+enum ProgressMode: String, CaseIterable, ExpressibleByArgument {
+    case auto, always, never
+}
+
+extension CrawlFormat: ExpressibleByArgument {}
+extension Facet: ExpressibleByArgument {}

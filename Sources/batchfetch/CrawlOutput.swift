@@ -1,0 +1,187 @@
+import CocktailDB
+import Foundation
+
+/// The formats `batchfetch crawl` writes.
+enum CrawlFormat: String, CaseIterable {
+    /// One facet per line: `{"category":"Cocktail","drinks":[…]}`.
+    case ndjson
+    /// One JSON array of the NDJSON objects.
+    case json
+    /// One row per drink, RFC 4180 quoting, with the facet as the first column.
+    case csv
+    /// Facet name and drink count, for a person at a terminal.
+    case table
+}
+
+/// Turns facet results into bytes of one format. Output is a pure function of the results, so
+/// the same crawl always gives the same bytes (no timestamps, no timings).
+struct CrawlOutput {
+    let format: CrawlFormat
+    let facet: Facet
+    let details: Bool
+    private var emitted = 0
+
+    init(format: CrawlFormat, facet: Facet, details: Bool) {
+        self.format = format
+        self.facet = facet
+        self.details = details
+    }
+
+    /// Bytes that open the output (before any facet).
+    func header() -> [UInt8] {
+        switch self.format {
+        case .json: Array("[\n".utf8)
+        case .csv: Array((self.columns.joined(separator: ",") + "\r\n").utf8)
+        case .ndjson, .table: []
+        }
+    }
+
+    /// Bytes that close the output.
+    func footer() -> [UInt8] {
+        self.format == .json ? Array((self.emitted == 0 ? "]\n" : "\n]\n").utf8) : []
+    }
+
+    /// The bytes for one facet.
+    mutating func facetBytes(_ result: FacetResult) -> [UInt8] {
+        defer { self.emitted += 1 }
+        switch self.format {
+        case .ndjson:
+            var json = JSONBytes()
+            self.object(result, into: &json)
+            json.raw("\n")
+            return json.buffer
+        case .json:
+            var json = JSONBytes()
+            json.raw(self.emitted == 0 ? "  " : ",\n  ")
+            self.object(result, into: &json)
+            return json.buffer
+        case .csv:
+            return Array(self.rows(result).utf8)
+        case .table:
+            let count =
+                result.failure == nil ? "\(result.drinks.count) items" : "FAILED: \(result.failure?.message ?? "")"
+            let extra = result.sweepOnly > 0 ? " (\(result.sweepOnly) found only by the sweep)" : ""
+            return Array("\(result.value.name) - \(count)\(extra)\n".utf8)
+        }
+    }
+
+    /// The NDJSON object of a facet: the facet's name under its facet key, then its drinks.
+    func object(_ result: FacetResult, into json: inout JSONBytes) {
+        json.raw("{")
+        json.string(self.facet.rawValue)
+        json.raw(":")
+        json.string(result.value.name)
+        if let failure = result.failure {
+            json.raw(",\"drinks\":null,\"error\":{\"kind\":")
+            json.string(failure.kind.rawValue)
+            json.raw(",\"message\":")
+            json.string(failure.message)
+            json.raw(",\"url\":")
+            json.string(failure.url)
+            json.raw(",\"attempts\":")
+            json.int(failure.attempts)
+            json.raw("}}")
+            return
+        }
+        json.raw(",\"drinks\":[")
+        for (position, drink) in result.drinks.enumerated() {
+            if position > 0 {
+                json.raw(",")
+            }
+            switch drink {
+            case .summary(let summary): Self.summary(summary, into: &json)
+            case .record(let record): Self.record(record, into: &json)
+            }
+        }
+        json.raw("]}")
+    }
+
+    /// `filter.php`'s shape: `strDrink`, `strDrinkThumb`, `idDrink`.
+    static func summary(_ summary: DrinkSummary, into json: inout JSONBytes) {
+        json.raw("{\"strDrink\":")
+        json.string(summary.name)
+        json.raw(",\"strDrinkThumb\":")
+        json.string(summary.thumbnail)
+        json.raw(",\"idDrink\":")
+        json.string(summary.id)
+        json.raw("}")
+    }
+
+    /// The API's record, fields in the API's order, plus the normalised `ingredients` and `tags`.
+    static func record(_ drink: Drink, into json: inout JSONBytes) {
+        json.raw("{")
+        var first = true
+        let known = Set(Drink.fieldOrder)
+        for field in Drink.fieldOrder + drink.fields.keys.filter({ !known.contains($0) }).sorted() {
+            guard let value = drink.fields[field] else {
+                continue
+            }
+            json.raw(first ? "" : ",")
+            first = false
+            json.string(field)
+            json.raw(":")
+            json.string(value)
+        }
+        json.raw(first ? "\"ingredients\":[" : ",\"ingredients\":[")
+        for (position, ingredient) in drink.ingredients.enumerated() {
+            json.raw(position == 0 ? "{\"name\":" : ",{\"name\":")
+            json.string(ingredient.name)
+            json.raw(",\"measure\":")
+            json.string(ingredient.measure)
+            json.raw("}")
+        }
+        json.raw("],\"tags\":[")
+        for (position, tag) in drink.tags.enumerated() {
+            json.raw(position == 0 ? "" : ",")
+            json.string(tag)
+        }
+        json.raw("]}")
+    }
+
+    private var columns: [String] {
+        let base = [self.facet.rawValue, "idDrink", "strDrink"]
+        if self.details {
+            return base + [
+                "strCategory", "strAlcoholic", "strGlass", "strTags", "ingredients", "strInstructions",
+                "strDrinkThumb", "dateModified", "error",
+            ]
+        }
+        return base + ["strDrinkThumb", "error"]
+    }
+
+    private func rows(_ result: FacetResult) -> String {
+        if let failure = result.failure {
+            var fields = [result.value.name] + Array(repeating: "", count: self.columns.count - 2)
+            fields.append("\(failure.kind.rawValue): \(failure.message)")
+            return Self.csvRow(fields)
+        }
+        var text = ""
+        for drink in result.drinks {
+            switch drink {
+            case .summary(let summary):
+                text += Self.csvRow([result.value.name, summary.id, summary.name, summary.thumbnail ?? "", ""])
+            case .record(let record):
+                let ingredients: [String] = record.ingredients.map { ingredient in
+                    guard let measure = ingredient.measure else {
+                        return ingredient.name
+                    }
+                    return "\(ingredient.name) (\(measure))"
+                }
+                var fields: [String] = [result.value.name, record.id, record.name]
+                fields += [record.category ?? "", record.alcoholic ?? "", record.glass ?? ""]
+                fields += [record.tags.joined(separator: ","), ingredients.joined(separator: "; ")]
+                fields += [record.instructions ?? "", record.thumbnail ?? "", record.value("dateModified") ?? "", ""]
+                text += Self.csvRow(fields)
+            }
+        }
+        return text
+    }
+
+    /// One RFC 4180 record: fields with a comma, quote, CR or LF are quoted, quotes doubled.
+    static func csvRow(_ fields: [String]) -> String {
+        fields.map { field in
+            field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
+                ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+        }.joined(separator: ",") + "\r\n"
+    }
+}

@@ -1,0 +1,42 @@
+/// Appends JSON text to a byte buffer: string literals with the escapes JSON requires, numbers.
+///
+/// Hand-written because records must come out byte-identical run after run (field order as we
+/// write it) and fast; JSONEncoder offers neither guarantee cheaply.
+struct JSONBytes {
+    var buffer: [UInt8] = []
+
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { self.buffer.append(contentsOf: $0) }
+    }
+
+    mutating func raw(_ text: String) {
+        self.buffer.append(contentsOf: text.utf8)
+    }
+
+    mutating func int(_ value: Int) {
+        self.buffer.append(contentsOf: String(value).utf8)
+    }
+
+    /// A JSON string literal; `nil` is written as `null`.
+    mutating func string(_ text: String?) {
+        guard let text else {
+            self.raw("null")
+            return
+        }
+        self.buffer.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): self.raw("\\\"")
+            case UInt8(ascii: "\\"): self.raw("\\\\")
+            case 0x0A: self.raw("\\n")
+            case 0x0D: self.raw("\\r")
+            case 0x09: self.raw("\\t")
+            case 0..<0x20, 0x7F:
+                let hex = String(byte, radix: 16)
+                self.raw("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+            default: self.buffer.append(byte)
+            }
+        }
+        self.buffer.append(UInt8(ascii: "\""))
+    }
+}
