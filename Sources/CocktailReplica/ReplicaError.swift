@@ -17,6 +17,7 @@ public struct ReplicaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A sentence for a person.
     public let message: String
 
+    /// The ``message``.
     public var description: String { self.message }
 
     static func invalidConfiguration(_ message: String) -> ReplicaError {

@@ -1,17 +1,19 @@
 import ArgumentParser
 import BatchFetch
 import Foundation
+import Synchronization
 
 /// `batchfetch fetch`: one JSON line per input URL.
 struct FetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fetch",
-        abstract: "Fetch URLs and write one JSON record per URL (NDJSON), in completion order.",
+        abstract: "Fetch URLs and write one JSON record per URL (NDJSON).",
         discussion: """
-            URLs come from the arguments, from -i FILE, or from standard input (-i - or a pipe); one per \
-            line, blank lines and lines starting with # skipped. Each record: index (0-based input line \
-            among URLs), url, status, ok, attempts, bytes, time_ms, error. Exit status: 0 all ok, 1 some \
-            failed, 2 usage or unreadable input.
+            URLs come from the arguments, from -i FILE, or from standard input (-i - or a pipe; records \
+            flow while the pipe is open); one per line, blank lines and lines starting with # skipped. \
+            Each record: index (0-based among URL lines), url, status, ok, attempts, bytes, time_ms, \
+            content_type, body, error. Exit status: 0 all ok, 1 some failed, 2 usage or unreadable \
+            input, 130 interrupted (records so far flushed).
             """
     )
 
@@ -21,48 +23,103 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Read URLs from FILE, one per line ('-' = standard input).")
     var input: String?
 
-    @OptionGroup var engine: EngineOptions
-
     @Option(name: .shortAndLong, help: "Write records to FILE instead of standard output.")
     var output: String?
 
-    /// The request an input line asks for, or `nil` for a blank or comment line.
-    static func request(fromLine line: String) -> Request? {
-        let bytes = line.utf8
-        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
-        guard let first = bytes.firstIndex(where: { !isBlank($0) }), bytes[first] != UInt8(ascii: "#") else {
-            return nil
+    @Option(help: "Record order: input (as read, bounded memory) or completion (as they finish).")
+    var order: RecordOrder = .input
+
+    @Option(help: "Bodies in records: auto (JSON embedded, else a string), json, text or none.")
+    var body: RecordWriter.BodyMode = .auto
+
+    @Option(help: "Keep only the value at this JSON key path (e.g. drinks, feed.results).")
+    var contentPath: String?
+
+    @Option(help: "Statuses that count as ok, e.g. 200-299,304.")
+    var status: String = "200-299"
+
+    @OptionGroup var engine: EngineOptions
+
+    @Option(name: [.customShort("H"), .long], help: "Extra header 'Name: value' (repeatable; CR/LF refused).")
+    var header: [String] = []
+
+    @Option(help: "The User-Agent header.")
+    var userAgent: String?
+
+    @Flag(help: "Ask for HTTP/2 (over TLS when the server offers it).")
+    var http2 = false
+
+    @Flag(name: [.customShort("k"), .long], help: "Do not verify TLS certificates (hosts you trust only).")
+    var insecure = false
+
+    @Option(help: "Follow redirects, at most N (give as --follow=N; --follow alone is 10).")
+    var follow: Int?
+
+    @Option(help: "Fetch only shard K of N (0 ≤ K < N), by a stable hash of each URL; records keep their global index.")
+    var shard: Shard?
+
+    @Option(help: "Body bytes accepted per response (default 64 MiB).")
+    var maxBody: Int?
+
+    @Option(help: "Progress on standard error: auto (when it is a terminal), always or never.")
+    var progress: ProgressMode = .auto
+
+    @Option(help: "Write a JSON run summary to FILE.")
+    var stats: String?
+
+    @Flag(name: .shortAndLong, help: "No summary on standard error.")
+    var quiet = false
+
+    func validate() throws {
+        do throws(FetchError) {
+            _ = try StatusPolicy(parsing: self.status)
+            _ = try self.headerFields()
+        } catch {
+            throw ValidationError(error.message)
         }
-        if first == bytes.startIndex, let last = bytes.last, !isBlank(last) {
-            return Request(line)
+        if let follow = self.follow, follow < 0 {
+            throw ValidationError("--follow must not be negative")
         }
-        let last = bytes.lastIndex(where: { !isBlank($0) }) ?? first
-        return Request(String(Substring(bytes[first...last])))
+        if let maxBody = self.maxBody, maxBody < 1 {
+            throw ValidationError("--max-body must be positive")
+        }
+        if let agent = self.userAgent, agent.utf8.contains(where: { $0 < 0x20 }) {
+            throw ValidationError("--user-agent must not contain control characters")
+        }
+    }
+
+    private func headerFields() throws(FetchError) -> [HeaderField] {
+        var fields: [HeaderField] = []
+        for line in self.header {
+            fields.append(try HeaderField(parsing: line))
+        }
+        return fields
+    }
+
+    private func configuration() throws -> Engine.Configuration {
+        var configuration = self.engine.configuration()
+        configuration.headers = try self.headerFields()
+        if let agent = self.userAgent {
+            configuration.userAgent = agent
+        }
+        configuration.httpVersion = self.http2 ? .http2 : .http1_1
+        configuration.verifyTLS = !self.insecure
+        if let follow = self.follow {
+            configuration.redirects = .follow(max: follow)
+        }
+        if let maxBody = self.maxBody {
+            configuration.maxBodyBytes = maxBody
+        }
+        return configuration
     }
 
     func run() async throws {
-        let lines: AnySequence<String>
-        if let path = self.input {
-            let reader: LineReader
-            do {
-                reader = try LineReader(path: path)
-            } catch {
-                FileHandleOutput.standardError.write("batchfetch: \(error)\n")
-                throw ExitCode(2)
-            }
-            lines = AnySequence(self.urls.lazy.map { $0 } + AnySequence(reader))
-        } else if self.urls.isEmpty {
-            if isatty(0) != 0 {
-                throw ValidationError("no URLs: give them as arguments, with -i FILE, or on standard input")
-            }
-            lines = AnySequence(LineReader(fileDescriptor: 0))
-        } else {
-            lines = AnySequence(self.urls)
+        if self.insecure {
+            FileHandleOutput.standardError.write(
+                "batchfetch: warning: TLS certificates are not verified (--insecure)\n")
         }
-        let requests = lines.lazy.compactMap(FetchCommand.request(fromLine:))
-
-        let configuration = self.engine.configuration()
-
+        let source = try FetchInput.open(urls: self.urls, path: self.input, shard: self.shard)
+        let configuration = try self.configuration()
         let sink: FileHandleOutput
         if let path = self.output {
             guard let file = FileHandleOutput(path: path) else {
@@ -73,25 +130,188 @@ struct FetchCommand: AsyncParsableCommand {
         } else {
             sink = FileHandleOutput.standardOutput
         }
-
-        var failed = 0
-        try await withEngine(configuration: configuration) { engine in
-            var record = RecordWriter()
-            for await result in engine.results(for: requests) {
-                let ok = record.write(result)
-                if !ok {
-                    failed += 1
-                }
-                if record.buffer.count >= 1 << 16 {
-                    sink.write(record.buffer)
-                    record.buffer.removeAll(keepingCapacity: true)
-                }
-            }
-            sink.write(record.buffer)
+        let writer = RecordWriter(
+            bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath)
+        let tally = FetchTally()
+        let reporter = ProgressReporter(
+            enabled: self.progress == .always || (self.progress == .auto && isatty(2) != 0)
+        ) { elapsed in
+            let s = tally.snapshot
+            return String(
+                format: "records %d · ok %d · failed %d · %.0f req/s", s.records, s.records - s.failed, s.failed,
+                elapsed > 0 ? Double(s.requests) / elapsed : 0)
         }
+        let started = Date()
+        let order = self.order
+        let task = Task {
+            try await withEngine(configuration: configuration) { engine in
+                var writer = writer
+                switch source.source {
+                case .arguments, .file:
+                    let requests = source.lazyRequests()
+                    let results =
+                        order == .input ? engine.orderedResults(for: requests) : engine.results(for: requests)
+                    var iterator = results.makeAsyncIterator()
+                    while let result = await iterator.next() {
+                        FetchCommand.record(
+                            result, writer: &writer, input: source, tally: tally, sink: sink,
+                            idle: iterator.readyCount == 0)
+                    }
+                case .standardInput(let stream):
+                    let results =
+                        order == .input ? engine.orderedResults(streaming: stream) : engine.results(streaming: stream)
+                    var iterator = results.makeAsyncIterator()
+                    while let result = await iterator.next() {
+                        FetchCommand.record(
+                            result, writer: &writer, input: source, tally: tally, sink: sink,
+                            idle: iterator.readyCount == 0)
+                    }
+                    stream.cancel()
+                }
+                sink.write(writer.json.buffer)
+            }
+        }
+        let interrupted = Atomic<Bool>(false)
+        let signals = InterruptHandler {
+            if interrupted.exchange(true, ordering: .relaxed) {
+                Foundation.exit(130)
+            }
+            task.cancel()
+        }
+        reporter.start()
+        let outcome = await task.result
+        reporter.stop()
+        signals.cancel()
         sink.flush()
-        if failed > 0 {
+        let summary = tally.snapshot
+        let elapsed = Date().timeIntervalSince(started)
+        self.report(summary, elapsed: elapsed)
+        if case .failure(let error) = outcome, !interrupted.load(ordering: .relaxed) {
+            FileHandleOutput.standardError.write("batchfetch: \(error)\n")
             throw ExitCode(1)
+        }
+        if interrupted.load(ordering: .relaxed) {
+            throw ExitCode(130)
+        }
+        if summary.failed > 0 {
+            throw ExitCode(1)
+        }
+    }
+
+    /// Writes one record; the buffer goes out in 64 KB chunks, or whenever the next result is not
+    /// ready yet (`idle`), so records reach a pipe as they complete without a write per record.
+    private static func record(
+        _ result: FetchResult, writer: inout RecordWriter, input: FetchInput, tally: FetchTally, sink: FileHandleOutput,
+        idle: Bool
+    ) {
+        let kind = writer.write(result, index: input.globalIndex(of: result.index))
+        tally.count(result, failure: kind)
+        if writer.json.buffer.count >= 1 << 16 || idle {
+            sink.write(writer.json.buffer)
+            writer.json.buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    private func report(_ summary: FetchTally.Snapshot, elapsed: Double) {
+        let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
+        if !self.quiet {
+            var text = String(
+                format: "fetch: %d records, %d ok, %d failed in %.2f s (%.0f req/s, %.1f MB)\n", summary.records,
+                summary.records - summary.failed, summary.failed, elapsed, rate, Double(summary.bytes) / 1e6)
+            for (kind, count) in summary.failuresByKind.sorted(by: { $0.key < $1.key }) {
+                text += "  \(kind): \(count)\n"
+            }
+            FileHandleOutput.standardError.write(text)
+        }
+        if let path = self.stats {
+            let stats = FetchStats(
+                records: summary.records, ok: summary.records - summary.failed, failed: summary.failed,
+                failuresByKind: summary.failuresByKind, requests: summary.requests, retries: summary.retries,
+                bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+            if let data = try? encoder.encode(stats),
+                FileManager.default.createFile(atPath: path, contents: data + [0x0A])
+            {
+                return
+            }
+            FileHandleOutput.standardError.write("batchfetch: cannot write stats to \(path)\n")
+        }
+    }
+}
+
+/// Record order.
+enum RecordOrder: String, CaseIterable, ExpressibleByArgument {
+    case input, completion
+}
+
+extension RecordWriter.BodyMode: ExpressibleByArgument {}
+
+/// `--shard K/N`.
+struct Shard: ExpressibleByArgument, Sendable {
+    let index: Int
+    let count: Int
+
+    init?(argument: String) {
+        let parts = argument.split(separator: "/")
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
+            (0..<count).contains(index)
+        else {
+            return nil
+        }
+        self.index = index
+        self.count = count
+    }
+
+    /// Whether `line` belongs to this shard: FNV-1a (64-bit) of its bytes, modulo N, so every
+    /// machine splits a list the same way whatever order it reads it in.
+    func contains(_ line: String) -> Bool {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in line.utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        return Int(hash % UInt64(self.count)) == self.index
+    }
+}
+
+/// The `--stats` file of `fetch`.
+struct FetchStats: Encodable {
+    let records: Int
+    let ok: Int
+    let failed: Int
+    let failuresByKind: [String: Int]
+    let requests: Int
+    let retries: Int
+    let bytes: Int
+    let elapsedSeconds: Double
+    let requestsPerSecond: Double
+}
+
+/// Counts records as they are written. Thread-safe.
+final class FetchTally: Sendable {
+    struct Snapshot: Sendable {
+        var records = 0
+        var failed = 0
+        var failuresByKind: [String: Int] = [:]
+        var requests = 0
+        var retries = 0
+        var bytes = 0
+    }
+
+    private let state = Mutex(Snapshot())
+
+    var snapshot: Snapshot { self.state.withLock { $0 } }
+
+    func count(_ result: FetchResult, failure: FetchError.Kind?) {
+        self.state.withLock { s in
+            s.records += 1
+            s.requests += result.attempts
+            s.retries += max(0, result.attempts - 1)
+            s.bytes += result.response?.body.count ?? 0
+            if let failure {
+                s.failed += 1
+                s.failuresByKind[failure.rawValue, default: 0] += 1
+            }
         }
     }
 }

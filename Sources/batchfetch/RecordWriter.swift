@@ -1,78 +1,149 @@
 import BatchFetch
 import Foundation
 
-/// Formats fetch results as NDJSON records into a byte buffer.
+/// Formats fetch results as NDJSON records:
+/// `{"index","url","status","ok","attempts","bytes","time_ms","content_type","body","error"}`.
 struct RecordWriter {
-    var buffer: [UInt8] = []
-
-    init() {
-        self.buffer.reserveCapacity(1 << 17)
+    /// How bodies go into records.
+    enum BodyMode: String, CaseIterable {
+        /// Embedded JSON when the body is JSON, else a string.
+        case auto
+        /// Embedded JSON; a body that is not JSON makes the record fail (`invalidJSON`).
+        case json
+        /// Always a string (invalid UTF-8 repaired).
+        case text
+        /// No body (`null`).
+        case none
     }
 
-    /// Appends one record.
-    /// - Returns: whether the result counts as ok (a response with a 2xx status).
-    mutating func write(_ result: FetchResult) -> Bool {
-        self.append("{\"index\":")
-        self.append(String(result.index))
-        self.append(",\"url\":")
-        self.appendString(result.request.url.redactedURL)
-        let ok: Bool
-        switch result.outcome {
-        case .success(let response):
-            ok = (200...299).contains(response.status)
-            self.append(",\"status\":")
-            self.append(String(response.status))
-            self.append(ok ? ",\"ok\":true" : ",\"ok\":false")
-            self.append(",\"attempts\":")
-            self.append(String(result.attempts))
-            self.append(",\"bytes\":")
-            self.append(String(response.body.count))
-            self.append(",\"time_ms\":")
-            self.append(Self.milliseconds(response.timings.total))
-            if ok {
-                self.append(",\"error\":null}\n")
-            } else {
-                self.append(",\"error\":{\"kind\":\"httpStatus\",\"message\":")
-                self.appendString("HTTP status \(response.status)")
-                self.append("}}\n")
-            }
-        case .failure(let error):
-            ok = false
-            self.append(",\"status\":null,\"ok\":false,\"attempts\":")
-            self.append(String(result.attempts))
-            self.append(",\"bytes\":0,\"time_ms\":null,\"error\":{\"kind\":")
-            self.appendString(error.kind.rawValue)
-            self.append(",\"message\":")
-            self.appendString(error.message)
-            self.append("}}\n")
+    let bodyMode: BodyMode
+    let status: StatusPolicy
+    /// When set, only this key path's value is kept (implies JSON).
+    let contentPath: Envelope?
+    var json = JSONBytes()
+
+    init(bodyMode: BodyMode = .auto, status: StatusPolicy = .successful, contentPath: String? = nil) {
+        self.bodyMode = bodyMode
+        self.status = status
+        self.contentPath = contentPath.map { Envelope($0, noResults: .strict) }
+        self.json.buffer.reserveCapacity(1 << 17)
+    }
+
+    /// Appends one record for `result`, numbered `index`.
+    /// - Returns: the error kind when the record is not ok, `nil` when it is.
+    mutating func write(_ result: FetchResult, index: Int) -> FetchError.Kind? {
+        self.json.raw("{\"index\":")
+        self.json.int(index)
+        self.json.raw(",\"url\":")
+        self.json.string(result.request.url.redactedURL)
+        guard case .success(let response) = result.outcome else {
+            let error = result.error ?? .cancelled
+            self.json.raw(",\"status\":null,\"ok\":false,\"attempts\":")
+            self.json.int(result.attempts)
+            self.json.raw(",\"bytes\":0,\"time_ms\":null,\"content_type\":null,\"body\":null")
+            self.error(error)
+            return error.kind
         }
-        return ok
+        var failure: FetchError? =
+            self.status.accepts(response.status)
+            ? nil : FetchError.httpStatus(response.status, snippet: nil)
+        self.json.raw(",\"status\":")
+        self.json.int(response.status)
+        let okOffset = self.json.buffer.count
+        self.json.raw(",\"ok\":false")  // patched below once the body is known to be fine
+        self.json.raw(",\"attempts\":")
+        self.json.int(result.attempts)
+        self.json.raw(",\"bytes\":")
+        self.json.int(response.body.count)
+        self.json.raw(",\"time_ms\":")
+        self.json.raw(Self.milliseconds(response.timings.total))
+        self.json.raw(",\"content_type\":")
+        self.json.string(response.contentType)
+        self.json.raw(",\"body\":")
+        if let bodyError = self.body(response.body), failure == nil {
+            failure = bodyError
+        }
+        if let failure {
+            self.error(failure)
+            return failure.kind
+        }
+        self.json.buffer.replaceSubrange(okOffset..<(okOffset + 11), with: Array(",\"ok\":true".utf8))
+        self.json.raw(",\"error\":null}\n")
+        return nil
     }
 
-    private static func milliseconds(_ duration: Duration) -> String {
-        let micros = duration.nanoseconds / 1000
-        let whole = micros / 1000
-        let fraction = micros % 1000
-        let padded = String(fraction)
-        return "\(whole)." + String(repeating: "0", count: 3 - padded.count) + padded
+    /// Writes the body per the mode. - Returns: why the body makes the record fail, if it does.
+    private mutating func body(_ body: Data) -> FetchError? {
+        if let envelope = self.contentPath {
+            do throws(FetchError) {
+                switch try envelope.content(of: body) {
+                case .value(let slice): self.embed(slice)
+                case .null: self.json.raw("null")
+                case .message(let text): self.json.string(text)
+                case .missing:
+                    self.json.raw("null")
+                    return FetchError(kind: .missingKey, message: "no '\(envelope.keyPath)' in the document")
+                }
+                return nil
+            } catch {
+                self.json.raw("null")
+                return error
+            }
+        }
+        switch self.bodyMode {
+        case .none:
+            self.json.raw("null")
+        case .text:
+            self.json.string(String(decoding: body, as: UTF8.self))
+        case .auto, .json:
+            if body.isEmpty {
+                self.json.raw(self.bodyMode == .auto ? "\"\"" : "null")
+                return self.bodyMode == .json ? FetchError(kind: .emptyBody, message: "the body is empty") : nil
+            }
+            do throws(FetchError) {
+                switch try Envelope().content(of: body) {
+                case .value(let slice): self.embed(slice)
+                case .message(let text): self.json.string(text)
+                case .null, .missing: self.json.raw("null")
+                }
+            } catch {
+                if self.bodyMode == .json {
+                    self.json.raw("null")
+                    return error
+                }
+                self.json.string(String(decoding: body, as: UTF8.self))
+            }
+        }
+        return nil
     }
 
-    private mutating func append(_ text: String) {
-        self.buffer.append(contentsOf: text.utf8)
+    /// Copies validated JSON in; its CR/LF can only be whitespace between tokens (JSON strings
+    /// cannot hold raw control characters), so they become spaces and the record stays one line.
+    private mutating func embed(_ slice: JSONSlice) {
+        slice.withUnsafeBytes { raw in
+            let start = self.json.buffer.count
+            self.json.buffer.append(contentsOf: raw)
+            if raw.contains(0x0A) || raw.contains(0x0D) {
+                for index in start..<self.json.buffer.count
+                where self.json.buffer[index] == 0x0A || self.json.buffer[index] == 0x0D {
+                    self.json.buffer[index] = 0x20
+                }
+            }
+        }
     }
 
-    /// Appends a JSON string literal.
-    mutating func appendString(_ text: String) {
-        var json = JSONBytes()
-        swap(&json.buffer, &self.buffer)
-        json.string(text)
-        swap(&json.buffer, &self.buffer)
+    private mutating func error(_ error: FetchError) {
+        self.json.raw(",\"error\":{\"kind\":")
+        self.json.string(error.kind.rawValue)
+        self.json.raw(",\"message\":")
+        self.json.string(error.message)
+        self.json.raw("}}\n")
     }
-}
 
-extension Duration {
-    fileprivate var nanoseconds: Int64 {
-        let (seconds, attoseconds) = self.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        let fraction = String(micros % 1000)
+        return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }

@@ -10,8 +10,8 @@ struct ReplicaCommand: AsyncParsableCommand {
         commandName: "cocktaildb-replica",
         abstract: "A local, deterministic replica of TheCocktailDB v1 with fault injection.",
         discussion: """
-            Serves /api/json/v1/{key}/ (list, filter, lookup, search, random) and /__replica/stats.
-            The first line on stdout is 'listening http://HOST:PORT/api/json/v1/1/'. The same --seed
+            Serves /api/json/v1/{key}/ (list, filter, lookup, search, random) and /__replica/stats. \
+            The first line on stdout is 'listening http://HOST:PORT/api/json/v1/1/'. The same --seed \
             and --scale give byte-identical responses; fault decisions are seeded too.
             """
     )

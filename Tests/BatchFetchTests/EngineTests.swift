@@ -27,8 +27,12 @@ struct EngineTests {
 
     @Test func orderedResultsComeInInputOrderWithBoundedReadAhead() async throws {
         try await TestHTTPServer.with { server in
-            // Early requests are slow, later ones fast: completion order differs from input order.
-            let requests = (0..<300).map { Request("\(server.baseURL)/delay?ms=\($0 % 10 == 0 ? 30 : 1)&i=\($0)") }
+            // Early requests are slow, later ones fast: completion order differs from input order;
+            // invalid ones (answered without the network) must wait their turn too.
+            let requests = (0..<300).map {
+                $0 % 7 == 3
+                    ? Request("file:///\($0)") : Request("\(server.baseURL)/delay?ms=\($0 % 10 == 0 ? 30 : 1)&i=\($0)")
+            }
             let results = try await withEngine(configuration: .testing(maxInFlight: 16)) { engine in
                 var results: [FetchResult] = []
                 for await result in engine.orderedResults(for: requests, window: 32) {
@@ -37,7 +41,10 @@ struct EngineTests {
                 return results
             }
             #expect(results.map(\.index) == Array(0..<300))
-            #expect(results.allSatisfy { $0.response?.status == 200 })
+            #expect(
+                results.allSatisfy {
+                    $0.index % 7 == 3 ? $0.error?.kind == .unsupportedScheme : $0.response?.status == 200
+                })
             #expect(zip(results, requests).allSatisfy { $0.request == $1 })
         }
     }

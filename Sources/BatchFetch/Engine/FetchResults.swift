@@ -47,6 +47,10 @@ public struct FetchResults<Requests: Sequence<Request>>: AsyncSequence {
             self.input = input
         }
 
+        /// How many results ``next()`` can return without waiting; a writer flushes its output when
+        /// this is 0, so records reach a pipe promptly without a write per record.
+        public var readyCount: Int { self.ready.count }
+
         public mutating func next() async -> FetchResult? {
             while true {
                 self.refill()
@@ -54,6 +58,10 @@ public struct FetchResults<Requests: Sequence<Request>>: AsyncSequence {
                     return result
                 }
                 if self.outstanding == 0 {
+                    // Every result was received and every gap filled, or input order lost one.
+                    precondition(
+                        (self.order?.pending ?? 0) == 0,
+                        "input order lost results: \(self.order?.pending ?? 0) waiting with nothing outstanding")
                     self.batch.finished = true
                     return nil
                 }
@@ -109,8 +117,8 @@ public struct FetchResults<Requests: Sequence<Request>>: AsyncSequence {
                 let index = self.nextIndex
                 self.nextIndex += 1
                 if let error = request.validate(maxURLLength: self.maxURLLength) {
-                    self.ready.append(
-                        FetchResult(index: index, request: request, outcome: .failure(error), attempts: 0))
+                    // Through `accept`, so in input order it waits its turn like any other result.
+                    self.accept([FetchResult(index: index, request: request, outcome: .failure(error), attempts: 0)])
                 } else {
                     submissions.append(
                         EngineCore.Submission(request: request, index: index, sink: self.batch.sink, submittedAt: now))

@@ -11,6 +11,10 @@ final class ResultSink: Sendable {
         var buffer: [FetchResult] = []
         var waiter: UnsafeContinuation<[FetchResult], Never>?
         var cancelled = false
+        /// How many requests the input produced in all, once it has ended (streamed input only).
+        var inputTotal: Int?
+        /// How many results were delivered in all.
+        var delivered = 0
     }
 
     private let state = Mutex(State())
@@ -21,6 +25,7 @@ final class ResultSink: Sendable {
             guard !state.cancelled else {
                 return nil
             }
+            state.delivered += results.count
             if let waiter = state.waiter {
                 state.waiter = nil
                 return waiter
@@ -31,8 +36,27 @@ final class ResultSink: Sendable {
         waiter?.resume(returning: results)
     }
 
+    /// Records that a streamed input ended after `total` requests, waking a waiting consumer.
+    func inputEnded(total: Int) {
+        let waiter: UnsafeContinuation<[FetchResult], Never>? = self.state.withLock { state in
+            state.inputTotal = total
+            // Wake the consumer only if nothing more will come: it then sees the end.
+            guard state.delivered == total else {
+                return nil
+            }
+            let waiter = state.waiter
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume(returning: [])
+    }
+
+    /// The total announced by ``inputEnded(total:)``, if the input has ended.
+    var inputTotal: Int? { self.state.withLock { $0.inputTotal } }
+
     /// Waits for results and takes all that are buffered.
-    /// - Returns: at least one result, or an empty array when the consuming task was cancelled.
+    /// - Returns: at least one result; or an empty array when the consuming task was cancelled or
+    ///   a streamed input ended (see ``inputTotal``).
     func take() async -> [FetchResult] {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<[FetchResult], Never>) in
@@ -42,7 +66,7 @@ final class ResultSink: Sendable {
                         swap(&taken, &state.buffer)
                         return taken
                     }
-                    if state.cancelled {
+                    if state.cancelled || state.inputTotal == state.delivered {
                         return []
                     }
                     state.waiter = continuation

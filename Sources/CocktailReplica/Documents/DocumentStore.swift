@@ -1,5 +1,25 @@
 import NIOCore
+import NIOHTTP1
 import Synchronization
+
+/// A rendered JSON document with its response headers, both built once.
+struct Document: Sendable {
+    /// The body bytes.
+    let body: ByteBuffer
+    /// `Content-Type: application/json` and the body's `Content-Length`.
+    let headers: HTTPHeaders
+    /// `HTTP/1.1 200 OK` with ``headers``: the common keep-alive case reuses this value, which
+    /// saves allocating a response head (a class-backed value in NIO) per request.
+    let keepAliveHead: HTTPResponseHead
+
+    init(body: ByteBuffer) {
+        self.body = body
+        self.headers = HTTPHeaders([
+            ("Content-Type", "application/json"), ("Content-Length", String(body.readableBytes)),
+        ])
+        self.keepAliveHead = HTTPResponseHead(version: .http1_1, status: .ok, headers: self.headers)
+    }
+}
 
 /// Rendered documents, cached as `ByteBuffer`s so a response is a reference-count bump, not a render.
 ///
@@ -9,7 +29,7 @@ import Synchronization
 /// scale cannot exhaust memory.
 final class DocumentStore: Sendable {
     private struct Cache {
-        var documents: [Route: ByteBuffer] = [:]
+        var documents: [Route: Document] = [:]
         var bytes = 0
     }
 
@@ -22,17 +42,18 @@ final class DocumentStore: Sendable {
         self.limit = limit
     }
 
-    /// The body for `route` (`.random` resolved already).
-    func document(for route: Route) -> ByteBuffer {
+    /// The document for `route` (`.random` resolved already).
+    func document(for route: Route) -> Document {
         if let cached = self.cache.withLock({ $0.documents[route] }) {
             return cached
         }
-        let buffer = ByteBuffer(bytes: self.renderer.render(route))
+        let document = Document(body: ByteBuffer(bytes: self.renderer.render(route)))
+        let size = document.body.readableBytes
         self.cache.withLock { cache in
-            guard cache.documents[route] == nil, cache.bytes + buffer.readableBytes <= self.limit else { return }
-            cache.documents[route] = buffer
-            cache.bytes += buffer.readableBytes
+            guard cache.documents[route] == nil, cache.bytes + size <= self.limit else { return }
+            cache.documents[route] = document
+            cache.bytes += size
         }
-        return buffer
+        return document
     }
 }

@@ -31,12 +31,12 @@ struct FaultPlanner: Sendable {
             return (kind, total)
         }
         self.rollsDice = faults.rollsDice
+        self.isTrivial =
+            !faults.rollsDice && faults.failFirst == 0 && faults.throttle == nil && faults.latency == nil
     }
 
-    /// Whether a plan needs the attempt number and target at all (false: every response is normal).
-    var isTrivial: Bool {
-        !self.rollsDice && self.faults.failFirst == 0 && self.faults.throttle == nil && self.faults.latency == nil
-    }
+    /// Whether every plan is ``FaultPlan/normal`` (no fault, no delay), so planning can be skipped.
+    let isTrivial: Bool
 
     /// The plan for attempt `attempt` (0-based) of `target`; `throttled` when over the rate limit.
     func plan(target: some Sequence<UInt8>, attempt: Int, throttled: Bool) -> FaultPlan {

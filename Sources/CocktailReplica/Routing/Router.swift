@@ -4,8 +4,15 @@
 /// values are percent-decoded (`%2F`, UTF-8 sequences), `+` and `_` count as spaces and case is
 /// ignored, so `Coffee_/_Tea`, `Other%20/%20Unknown`, `Other+/+Unknown` and `Other%20%2F%20Unknown`
 /// all name their category. Any API key is accepted in `/api/json/v1/{key}/`.
-struct Router: Sendable {
+///
+/// A class, not a struct: it holds the whole ``Catalogue``, and copying a struct of a dozen arrays
+/// per request (retaining each) showed up in profiles. Immutable, so `Sendable`.
+final class Router: Sendable {
     let catalogue: Catalogue
+
+    init(catalogue: Catalogue) {
+        self.catalogue = catalogue
+    }
 
     /// The path used for the stats endpoint.
     static let statsPath = "/__replica/stats"

@@ -8,6 +8,8 @@ final class ReplicaCore: Sendable {
     let documents: DocumentStore
     let planner: FaultPlanner
     let stats: StatsRecorder
+    /// Whether a throttle is configured (read per request, so kept out of the configuration struct).
+    let throttles: Bool
 
     init(configuration: ReplicaConfiguration, catalogue: Catalogue) {
         self.configuration = configuration
@@ -20,6 +22,7 @@ final class ReplicaCore: Sendable {
         )
         self.planner = FaultPlanner(seed: configuration.seed, faults: configuration.faults)
         self.stats = StatsRecorder(throttle: configuration.faults.throttle)
+        self.throttles = configuration.faults.throttle != nil
     }
 
     /// The drink `random.php` serves for attempt `attempt` of `target`: seeded, so reproducible.

@@ -82,8 +82,7 @@ final class ReplicaHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         exchange.path = self.lastPath
         exchange.counted = true
         self.exchange = exchange
-        let faults = self.core.configuration.faults
-        let now = faults.throttle == nil ? 0 : NIODeadline.now().uptimeNanoseconds
+        let now = self.core.throttles ? NIODeadline.now().uptimeNanoseconds : 0
         let admission = self.core.stats.begin(target: head.uri, path: exchange.path, now: now)
         let plan =
             self.core.planner.isTrivial
@@ -114,14 +113,20 @@ final class ReplicaHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         var status = 200
         var contentType = json
         var body: ByteBuffer
+        var document: Document?
         if route == .notFound {
             (status, contentType, body) = (404, html, FaultPages.notFound)
         } else {
-            body = self.core.documents.document(for: route)
+            document = self.core.documents.document(for: route)
+            body = document?.body ?? ByteBuffer()
         }
         switch plan.fault {
         case nil:
-            self.send(status: status, contentType: contentType, body: body, fault: nil, context: context)
+            if let document {
+                self.send(document, context: context)
+            } else {
+                self.send(status: status, contentType: contentType, body: body, fault: nil, context: context)
+            }
         case .reset:
             self.finish(status: nil, fault: .reset)
             context.close(promise: nil)
@@ -209,6 +214,24 @@ final class ReplicaHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         }
         self.end(status: status, fault: fault, keepAlive: exchange.keepAlive, context: context)
+    }
+
+    /// The hot path: a cached document with its prebuilt headers.
+    private func send(_ document: Document, context: ChannelHandlerContext) {
+        guard let exchange = self.exchange else { return }
+        var head = document.keepAliveHead
+        if exchange.version != .http1_1 || !exchange.keepAlive {
+            var headers = document.headers
+            if !exchange.keepAlive {
+                headers.add(name: "Connection", value: "close")
+            }
+            head = HTTPResponseHead(version: exchange.version, status: .ok, headers: headers)
+        }
+        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+        if !exchange.isHead {
+            context.write(self.wrapOutboundOut(.body(.byteBuffer(document.body))), promise: nil)
+        }
+        self.end(status: 200, fault: nil, keepAlive: exchange.keepAlive, context: context)
     }
 
     /// Writes `.end`, after counting the request as finished: writing `.end` may synchronously

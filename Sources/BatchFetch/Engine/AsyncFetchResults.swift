@@ -1,0 +1,146 @@
+import DequeModule
+
+/// The results of a batch whose requests come from an `AsyncSequence`, such as lines arriving on
+/// a pipe: results flow while the input is still being produced.
+///
+/// A feeder task reads the input and hands each request to the engine as soon as it arrives,
+/// as long as it holds a credit; the consumer returns credits as it takes results (completion
+/// order) or as results are emitted (input order), so memory stays bounded however fast the
+/// input is and however slow the consumer. Iterate it once, from one task.
+public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence where Input.Element == Request {
+    public typealias Element = FetchResult
+    public typealias Failure = Never
+
+    let engine: Engine
+    let input: Input
+    let orderWindow: Int?
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(engine: self.engine, input: self.input, orderWindow: self.orderWindow)
+    }
+
+    /// Iterates the batch. Dropping it before the end cancels the feeder and outstanding transfers.
+    public struct Iterator: AsyncIteratorProtocol {
+        private let batch: BatchGuard
+        private let credits: Credits
+        private let feederGuard: FeederGuard
+        private var received = 0
+        private var ready = Deque<FetchResult>()
+        private var order: Reassembler<FetchResult>?
+
+        init(engine: Engine, input: Input, orderWindow: Int?) {
+            let batch = BatchGuard(core: engine.core)
+            let capacity = Swift.min(engine.configuration.effectiveReadAhead, orderWindow ?? Int.max)
+            let credits = Credits(capacity)
+            let sink = batch.sink
+            let core = engine.core
+            let maxURLLength = engine.configuration.maxURLLength
+            self.batch = batch
+            self.credits = credits
+            self.order = orderWindow.map { Reassembler(window: $0) }
+            let feeder = Task {
+                var index = 0
+                do {
+                    for try await request in input {
+                        guard await credits.acquire(), !Task.isCancelled else {
+                            break
+                        }
+                        if let error = request.validate(maxURLLength: maxURLLength) {
+                            sink.deliver([
+                                FetchResult(index: index, request: request, outcome: .failure(error), attempts: 0)
+                            ])
+                        } else {
+                            let submission = EngineCore.Submission(
+                                request: request, index: index, sink: sink, submittedAt: MonotonicClock.now())
+                            core.submit([submission])
+                        }
+                        index += 1
+                    }
+                } catch {
+                    // An input that fails ends the batch after what it produced; the failure is the
+                    // producer's to report (e.g. an unreadable file), not a request's.
+                }
+                sink.inputEnded(total: index)
+            }
+            self.feederGuard = FeederGuard(feeder: feeder, credits: credits)
+        }
+
+        /// How many results ``next()`` can return without waiting; a writer flushes its output when
+        /// this is 0, so records reach a pipe promptly without a write per record.
+        public var readyCount: Int { self.ready.count }
+
+        public mutating func next() async -> FetchResult? {
+            while true {
+                if let result = self.ready.popFirst() {
+                    if self.order == nil {
+                        self.credits.release()
+                    }
+                    return result
+                }
+                if let total = self.batch.sink.inputTotal, self.received >= total {
+                    self.batch.finished = true
+                    return nil
+                }
+                let results = await self.batch.sink.take()
+                if Task.isCancelled {
+                    self.batch.cancel()
+                    self.feederGuard.stop()
+                    return nil
+                }
+                self.received += results.count
+                guard self.order != nil else {
+                    self.ready.append(contentsOf: results)
+                    continue
+                }
+                for result in results {
+                    do throws(Reassembler<FetchResult>.InsertError) {
+                        try self.order?.insert(result, at: result.index)
+                    } catch {
+                        preconditionFailure("result \(result.index) outside the reassembly window: \(error)")
+                    }
+                }
+                let emitted = self.order?.popReady() ?? []
+                self.credits.release(emitted.count)
+                self.ready.append(contentsOf: emitted)
+            }
+        }
+    }
+}
+
+/// Stops the feeder when the iterator goes away.
+final class FeederGuard: Sendable {
+    private let feeder: Task<Void, Never>
+    private let credits: Credits
+
+    init(feeder: Task<Void, Never>, credits: Credits) {
+        self.feeder = feeder
+        self.credits = credits
+    }
+
+    func stop() {
+        self.feeder.cancel()
+        self.credits.close()
+    }
+
+    deinit {
+        self.stop()
+    }
+}
+
+extension Engine {
+    /// Fetches requests as an asynchronous input produces them (a pipe, a socket, another batch's
+    /// results), yielding results in completion order while the input is still open.
+    public func results<Input: AsyncSequence & Sendable>(streaming input: Input) -> AsyncFetchResults<Input>
+    where Input.Element == Request {
+        AsyncFetchResults(engine: self, input: input, orderWindow: nil)
+    }
+
+    /// Like ``results(streaming:)``, in input order, reading at most `window` requests past the
+    /// oldest result not yet yielded (default `4 × maxInFlight`).
+    public func orderedResults<Input: AsyncSequence & Sendable>(
+        streaming input: Input, window: Int? = nil
+    ) -> AsyncFetchResults<Input> where Input.Element == Request {
+        AsyncFetchResults(
+            engine: self, input: input, orderWindow: Swift.max(window ?? 4 * self.configuration.maxInFlight, 1))
+    }
+}

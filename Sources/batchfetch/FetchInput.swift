@@ -1,0 +1,144 @@
+import ArgumentParser
+import BatchFetch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Where `fetch` reads its URLs: arguments and a file are read lazily on the consuming task;
+/// standard input is read on a thread of its own, so records flow while the pipe is open.
+/// With `--shard`, only this shard's lines are fetched and each result is mapped back to its
+/// line's global index.
+final class FetchInput: Sendable {
+    enum Source: Sendable {
+        case arguments([String])
+        case file(path: String, arguments: [String])
+        case standardInput(ThreadedInput<Request>)
+    }
+
+    let source: Source
+    private let shard: Shard?
+    private let indices: IndexMap
+
+    private init(source: Source, shard: Shard?, indices: IndexMap) {
+        self.source = source
+        self.shard = shard
+        self.indices = indices
+    }
+
+    /// Opens the input. - Throws: `ExitCode(2)` when a file cannot be read or there is no input.
+    static func open(urls: [String], path: String?, shard: Shard?) throws -> FetchInput {
+        let indices = IndexMap()
+        if let path, path != "-" {
+            guard access(path, R_OK) == 0 else {
+                FileHandleOutput.standardError.write(
+                    "batchfetch: cannot read \(path): \(String(cString: strerror(errno)))\n")
+                throw ExitCode(2)
+            }
+            return FetchInput(source: .file(path: path, arguments: urls), shard: shard, indices: indices)
+        }
+        if path == nil && !urls.isEmpty {
+            return FetchInput(source: .arguments(urls), shard: shard, indices: indices)
+        }
+        if path == nil && isatty(0) != 0 {
+            FileHandleOutput.standardError.write(
+                "batchfetch: no URLs: give them as arguments, with -i FILE, or on standard input\n")
+            throw ExitCode(2)
+        }
+        let stream = ThreadedInput<Request> { send in
+            var selector = LineSelector(shard: shard)
+            for line in urls {
+                if let request = selector.request(line, record: indices.remember), !send(request) {
+                    return
+                }
+            }
+            var reader = LineReader(fileDescriptor: 0)
+            while let line = reader.next() {
+                if let request = selector.request(line, record: indices.remember), !send(request) {
+                    return
+                }
+            }
+        }
+        return FetchInput(source: .standardInput(stream), shard: shard, indices: indices)
+    }
+
+    /// The lazily read requests of an argument or file source (call on the consuming task).
+    func lazyRequests() -> AnySequence<Request> {
+        var selector = LineSelector(shard: self.shard)
+        let lines: AnySequence<String>
+        switch self.source {
+        case .arguments(let urls):
+            lines = AnySequence(urls)
+        case .file(let path, let urls):
+            let reader = (try? LineReader(path: path)) ?? LineReader(fileDescriptor: -1)
+            lines = AnySequence(urls.lazy.map { $0 } + AnySequence(reader))
+        case .standardInput:
+            lines = AnySequence([])
+        }
+        let indices = self.indices
+        return AnySequence(lines.lazy.compactMap { selector.request($0, record: indices.remember) })
+    }
+
+    /// The global line index of the result with this engine index.
+    func globalIndex(of engineIndex: Int) -> Int {
+        guard self.shard != nil else {
+            return engineIndex
+        }
+        return self.indices.take(engineIndex) ?? engineIndex
+    }
+}
+
+/// Engine index → global line index for results not yet written (only with `--shard`).
+final class IndexMap: Sendable {
+    private let map = Mutex<[Int: Int]>([:])
+
+    func remember(engineIndex: Int, globalIndex: Int) {
+        self.map.withLock { $0[engineIndex] = globalIndex }
+    }
+
+    func take(_ engineIndex: Int) -> Int? {
+        self.map.withLock { $0.removeValue(forKey: engineIndex) }
+    }
+}
+
+/// Turns input lines into requests: skips blanks and comments, trims, applies the shard.
+struct LineSelector {
+    let shard: Shard?
+    private var global = 0
+    private var selected = 0
+
+    init(shard: Shard?) {
+        self.shard = shard
+    }
+
+    mutating func request(_ line: String, record: (_ engineIndex: Int, _ globalIndex: Int) -> Void) -> Request? {
+        guard let request = Self.request(fromLine: line) else {
+            return nil
+        }
+        defer { self.global += 1 }
+        if let shard = self.shard {
+            guard shard.contains(request.url) else {
+                return nil
+            }
+            record(self.selected, self.global)
+        }
+        self.selected += 1
+        return request
+    }
+
+    /// The request an input line asks for, or `nil` for a blank or comment line.
+    static func request(fromLine line: String) -> Request? {
+        let bytes = line.utf8
+        let isBlank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 }
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }), bytes[first] != UInt8(ascii: "#") else {
+            return nil
+        }
+        if first == bytes.startIndex, let last = bytes.last, !isBlank(last) {
+            return Request(line)
+        }
+        let last = bytes.lastIndex(where: { !isBlank($0) }) ?? first
+        return Request(String(Substring(bytes[first...last])))
+    }
+}

@@ -1,0 +1,106 @@
+import DequeModule
+import Foundation
+import Synchronization
+
+/// Reads input on a thread of its own and hands it to async code, so a blocking `read` on a pipe
+/// never holds a cooperative thread, and records can flow while the pipe is still open.
+///
+/// The buffer is bounded: when it is full the reading thread waits, so a fast producer upstream
+/// cannot grow memory.
+final class ThreadedInput<Element: Sendable>: AsyncSequence, Sendable {
+    typealias Failure = Never
+
+    private struct State {
+        var buffer = Deque<Element>()
+        var finished = false
+        var cancelled = false
+        var waiter: CheckedContinuation<Element?, Never>?
+    }
+
+    private let state = Mutex(State())
+    private let space: DispatchSemaphore
+    private let capacity: Int
+
+    /// Starts a thread that calls `produce` with a `send` function until it returns.
+    init(capacity: Int = 1024, produce: @escaping @Sendable (_ send: (Element) -> Bool) -> Void) {
+        self.capacity = capacity
+        self.space = DispatchSemaphore(value: capacity)
+        let thread = Thread { [self] in
+            produce { element in self.send(element) }
+            self.finish()
+        }
+        thread.name = "batchfetch-input"
+        thread.start()
+    }
+
+    /// Called on the reading thread; blocks while the buffer is full.
+    /// - Returns: `false` when the consumer has gone away and reading should stop.
+    private func send(_ element: Element) -> Bool {
+        self.space.wait()
+        let (waiter, cancelled) = self.state.withLock { state -> (CheckedContinuation<Element?, Never>?, Bool) in
+            if state.cancelled {
+                return (nil, true)
+            }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return (waiter, false)
+            }
+            state.buffer.append(element)
+            return (nil, false)
+        }
+        if let waiter {
+            self.space.signal()
+            waiter.resume(returning: element)
+        }
+        return !cancelled
+    }
+
+    private func finish() {
+        let waiter = self.state.withLock { state in
+            state.finished = true
+            let waiter = state.waiter
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    /// Stops reading (the thread ends at its next line).
+    func cancel() {
+        self.state.withLock { $0.cancelled = true }
+        self.space.signal()
+    }
+
+    fileprivate func next() async -> Element? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
+            let ready: Element?? = self.state.withLock { state in
+                if let element = state.buffer.popFirst() {
+                    return .some(element)
+                }
+                if state.finished || state.cancelled {
+                    return .some(nil)
+                }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready {
+                if ready != nil {
+                    self.space.signal()
+                }
+                continuation.resume(returning: ready)
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(input: self)
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        let input: ThreadedInput
+
+        mutating func next() async -> Element? {
+            await self.input.next()
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import CocktailReplica
+import Foundation
+import Testing
+
+/// `batchfetch fetch` options end to end, against the replica and the test server.
+@Suite(.serialized)
+struct FetchOptionsTests {
+    private func records(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+    }
+
+    private func run(_ arguments: [String], stdin: String? = nil) throws -> (Int32, [[String: Any]], String) {
+        let output = try Executable("batchfetch").run(["fetch", "-q"] + arguments, stdin: stdin)
+        return (output.status, try self.records(output.stdout), output.stderr)
+    }
+
+    @Test func bodiesAreEmbeddedAsJSONOrTextOrLeftOut() async throws {
+        try await ReplicaServer.withServer { server in
+            let id = try #require(server.catalogue.drinks.first?.id)
+            let url = server.url("lookup.php?i=\(id)")
+            let (_, auto, _) = try self.run([url])
+            let body = try #require(auto.first?["body"] as? [String: Any])
+            #expect((body["drinks"] as? [[String: Any]])?.first?["idDrink"] as? String == id)
+            #expect(auto.first?["content_type"] as? String == "application/json")
+            let (_, path, _) = try self.run(["--content-path", "drinks", url])
+            #expect((path.first?["body"] as? [[String: Any]])?.count == 1)
+            let (_, text, _) = try self.run(["--body", "text", url])
+            #expect((text.first?["body"] as? String)?.hasPrefix("{\"drinks\":[{") == true)
+            let (_, none, _) = try self.run(["--body", "none", url])
+            #expect(none.first?["body"] is NSNull)
+            let (status, missing, _) = try self.run(["--content-path", "ingredients", url])
+            #expect(status == 1)
+            #expect((missing.first?["error"] as? [String: Any])?["kind"] as? String == "missingKey")
+        }
+    }
+
+    @Test func nonJSONBodiesAreStringsInAutoModeAndErrorsInJSONMode() async throws {
+        try await TestHTTPServer.with { server in
+            let url = "\(server.baseURL)/headers"
+            let (autoStatus, auto, _) = try self.run([url])
+            #expect(autoStatus == 0)
+            #expect((auto.first?["body"] as? String)?.contains("user-agent: batchfetch/") == true)
+            let (jsonStatus, json, _) = try self.run(["--body", "json", url])
+            #expect(jsonStatus == 1)
+            #expect((json.first?["error"] as? [String: Any])?["kind"] as? String == "invalidJSON")
+        }
+    }
+
+    @Test func theStatusListDecidesWhatIsOk() async throws {
+        try await TestHTTPServer.with { server in
+            let url = "\(server.baseURL)/status/404"
+            let (strict, records, _) = try self.run([url])
+            #expect(strict == 1 && records.first?["ok"] as? Bool == false)
+            let (lenient, accepted, _) = try self.run(["--status", "200-299,404", url])
+            #expect(lenient == 0 && accepted.first?["ok"] as? Bool == true)
+            let bad = try Executable("batchfetch").run(["fetch", "--status", "2xx", url])
+            #expect(bad.status == 2)
+        }
+    }
+
+    @Test func headersAreSentAndInjectionIsRefused() async throws {
+        try await TestHTTPServer.with { server in
+            let (_, records, _) = try self.run(
+                ["--body", "text", "-H", "X-Team: data", "--user-agent", "pipeline/1", "\(server.baseURL)/headers"])
+            let body = try #require(records.first?["body"] as? String)
+            #expect(body.contains("x-team: data") && body.contains("user-agent: pipeline/1"))
+            let injected = try Executable("batchfetch").run([
+                "fetch", "-H", "X-A: 1\r\nX-Evil: 2", "\(server.baseURL)/ok",
+            ])
+            #expect(injected.status == 2)
+            #expect(injected.stderr.contains("CR, LF"))
+            #expect(server.snapshot.requests == 1)
+        }
+    }
+
+    @Test func inputOrderIsTheDefaultAndCompletionOrderKeepsEveryRecord() async throws {
+        try await TestHTTPServer.with { server in
+            let urls = (0..<60).map { "\(server.baseURL)/delay?ms=\($0 % 6 == 0 ? 40 : 1)&i=\($0)" } + ["not a url"]
+            let (_, ordered, _) = try self.run(["-c", "8"] + urls)
+            #expect(ordered.compactMap { $0["index"] as? Int } == Array(0...60))
+            let (_, completion, _) = try self.run(["-c", "8", "--order", "completion"] + urls)
+            let indices = completion.compactMap { $0["index"] as? Int }
+            #expect(indices.sorted() == Array(0...60))
+            #expect(indices != Array(0...60), "slow early requests finish after fast later ones")
+        }
+    }
+
+    @Test func shardsPartitionTheInputAndMergeBackToOneRun() async throws {
+        try await TestHTTPServer.with { server in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "bf-shard-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let list = directory.appendingPathComponent("urls.txt").path
+            let lines = (0..<200).map { "\(server.baseURL)/ok?i=\($0)" } + ["# comment", "", "file:///x"]
+            try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: list))
+            let (_, whole, _) = try self.run(["--body", "none", "-i", list])
+            var union: [Int] = []
+            for k in 0..<3 {
+                let (_, part, _) = try self.run(["--body", "none", "--shard", "\(k)/3", "-i", list])
+                union += part.compactMap { $0["index"] as? Int }
+                #expect(part.count > 30, "shard \(k) has \(part.count) records")
+            }
+            #expect(union.sorted() == Array(0..<201))
+            #expect(Set(union).count == union.count, "shards overlap")
+
+            // GNU parallel runs the shards; sort -m merges them by index into one run's records.
+            let binary = try Executable("batchfetch").url.path
+            let script = """
+                parallel -j 3 '\(binary) fetch -q --body none --shard {}/3 -i \(list) > \(directory.path)/shard.{}.ndjson' ::: 0 1 2
+                sort -m -t: -k2,2n \(directory.path)/shard.*.ndjson
+                """
+            let shell = Process()
+            shell.executableURL = URL(fileURLWithPath: "/bin/bash")
+            shell.arguments = ["-c", script]
+            let pipe = Pipe()
+            shell.standardOutput = pipe
+            shell.standardError = FileHandle.nullDevice
+            try shell.run()
+            let merged = try self.records(
+                String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            shell.waitUntilExit()
+            func comparable(_ records: [[String: Any]]) -> [String] {
+                records.map { record in
+                    "\(record["index"] ?? "")|\(record["url"] ?? "")|\(record["status"] ?? "")|\(record["ok"] ?? "")"
+                }
+            }
+            #expect(comparable(merged) == comparable(whole))
+        }
+    }
+
+    @Test func recordsFlowWhileStandardInputIsStillOpen() async throws {
+        try await TestHTTPServer.with { server in
+            let process = Process()
+            process.executableURL = try Executable("batchfetch").url
+            process.arguments = ["fetch", "-q", "-i", "-"]
+            let input = Pipe()
+            let output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            try process.run()
+            input.fileHandleForWriting.write(Data("\(server.baseURL)/ok?first\n".utf8))
+            // The first record must arrive while the pipe is still open.
+            // poll(2) with a deadline, so a regression fails the test instead of hanging it.
+            var bytes = Data()
+            let deadline = Date().addingTimeInterval(10)
+            let descriptor = output.fileHandleForReading.fileDescriptor
+            while !bytes.contains(0x0A) && Date() < deadline {
+                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 100) > 0 else {
+                    continue
+                }
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty {
+                    break
+                }
+                bytes.append(chunk)
+            }
+            let firstLine = String(decoding: bytes, as: UTF8.self)
+            if !bytes.contains(0x0A) {
+                process.terminate()
+            }
+            #expect(firstLine.contains("\"index\":0") && firstLine.contains("\"ok\":true"))
+            input.fileHandleForWriting.write(Data("\(server.baseURL)/ok?second\n".utf8))
+            try input.fileHandleForWriting.close()
+            let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(rest.contains("\"index\":1"))
+            #expect(process.terminationStatus == 0)
+        }
+    }
+}
