@@ -123,11 +123,15 @@ struct RecordWriter {
         slice.withUnsafeBytes { raw in
             let start = self.json.buffer.count
             self.json.buffer.append(contentsOf: raw)
-            if raw.contains(0x0A) || raw.contains(0x0D) {
-                for index in start..<self.json.buffer.count
-                where self.json.buffer[index] == 0x0A || self.json.buffer[index] == 0x0D {
-                    self.json.buffer[index] = 0x20
-                }
+            // memchr, not a per-byte Swift loop: most bodies have no line breaks at all.
+            guard let base = raw.baseAddress,
+                memchr(base, 0x0A, raw.count) != nil || memchr(base, 0x0D, raw.count) != nil
+            else {
+                return
+            }
+            for index in start..<self.json.buffer.count
+            where self.json.buffer[index] == 0x0A || self.json.buffer[index] == 0x0D {
+                self.json.buffer[index] = 0x20
             }
         }
     }
