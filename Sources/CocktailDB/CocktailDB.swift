@@ -55,6 +55,16 @@ public struct CocktailDB: Sendable, Hashable {
         return url
     }
 
+    /// `url` as it may be shown in records, logs and messages: a private key's segment replaced by
+    /// `***` (the public test key `1` is no secret and stays), then ``Swift/String/redactedURL``.
+    func redacted(_ url: String) -> String {
+        guard self.apiKey != "1", url.hasPrefix(self.root) else {
+            return url.redactedURL
+        }
+        let keyless = self.root.dropLast(self.apiKey.count + 1) + "***/"
+        return String(keyless + url.dropFirst(self.root.count)).redactedURL
+    }
+
     /// A request for an endpoint, after validating its parameters.
     public func request(_ endpoint: Endpoint) throws(FetchError) -> Request {
         try endpoint.validate()

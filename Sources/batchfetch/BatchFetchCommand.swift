@@ -10,7 +10,7 @@ struct BatchFetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batchfetch",
         abstract: "Fetch large batches of HTTP resources as fast as libcurl allows.",
-        subcommands: [FetchCommand.self, CrawlCommand.self]
+        subcommands: [FetchCommand.self, CrawlCommand.self, BenchCommand.self]
     )
 
     /// Runs the command, mapping usage errors to exit code 2 (as curl, grep and most shell tools do)

@@ -152,7 +152,7 @@ struct FetchCommand: AsyncParsableCommand {
                     let results =
                         order == .input ? engine.orderedResults(for: requests) : engine.results(for: requests)
                     var iterator = results.makeAsyncIterator()
-                    while let result = await iterator.next() {
+                    while sink.failure == nil, let result = await iterator.next() {
                         FetchCommand.record(
                             result, writer: &writer, input: source, tally: tally, sink: sink,
                             idle: iterator.readyCount == 0)
@@ -161,7 +161,7 @@ struct FetchCommand: AsyncParsableCommand {
                     let results =
                         order == .input ? engine.orderedResults(streaming: stream) : engine.results(streaming: stream)
                     var iterator = results.makeAsyncIterator()
-                    while let result = await iterator.next() {
+                    while sink.failure == nil, let result = await iterator.next() {
                         FetchCommand.record(
                             result, writer: &writer, input: source, tally: tally, sink: sink,
                             idle: iterator.readyCount == 0)
@@ -186,6 +186,16 @@ struct FetchCommand: AsyncParsableCommand {
         let summary = tally.snapshot
         let elapsed = Date().timeIntervalSince(started)
         self.report(summary, elapsed: elapsed)
+        if let failure = sink.failure {
+            // The reader went away (a closed pipe, as with `| head`) or the disk is full: stop, like
+            // any shell tool; 141 is what a process killed by SIGPIPE reports.
+            if failure == EPIPE {
+                throw ExitCode(141)
+            }
+            FileHandleOutput.standardError.write(
+                "batchfetch: cannot write records: \(String(cString: strerror(failure)))\n")
+            throw ExitCode(1)
+        }
         if case .failure(let error) = outcome, !interrupted.load(ordering: .relaxed) {
             FileHandleOutput.standardError.write("batchfetch: \(error)\n")
             throw ExitCode(1)

@@ -73,7 +73,8 @@ final class FetchInput: Sendable {
             lines = AnySequence(urls)
         case .file(let path, let urls):
             let reader = (try? LineReader(path: path)) ?? LineReader(fileDescriptor: -1)
-            lines = AnySequence(urls.lazy.map { $0 } + AnySequence(reader))
+            // `joined()` is lazy; `+` on two sequences would build an Array of the whole file first.
+            lines = AnySequence([AnySequence(urls), AnySequence(reader)].joined())
         case .standardInput:
             lines = AnySequence([])
         }

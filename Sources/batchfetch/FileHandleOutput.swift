@@ -1,13 +1,22 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Writes bytes to a file descriptor, retrying short writes; a closed pipe ends the writes quietly.
+/// Writes bytes to a file descriptor, retrying short writes. The first failure (a closed pipe,
+/// a full disk) is remembered in ``failure`` so callers stop producing output nobody can read.
 final class FileHandleOutput: Sendable {
     private let descriptor: Int32
     private let owned: Bool
+    private let failedErrno = Atomic<Int32>(0)
+
+    /// The `errno` of the first failed write, or `nil`.
+    var failure: Int32? {
+        let value = self.failedErrno.load(ordering: .relaxed)
+        return value == 0 ? nil : value
+    }
 
     static let standardOutput = FileHandleOutput(descriptor: 1)
     static let standardError = FileHandleOutput(descriptor: 2)
@@ -64,6 +73,7 @@ final class FileHandleOutput: Sendable {
                     if errno == EINTR {
                         continue
                     }
+                    _ = self.failedErrno.compareExchange(expected: 0, desired: errno, ordering: .relaxed)
                     return
                 }
                 offset += written

@@ -52,6 +52,15 @@ struct ResumeFile {
             kept = newline - data.startIndex + 1
             lineStart = data.index(after: newline)
         }
+        // What is dropped must be ours too: a torn write is a prefix of a record line, so a file
+        // whose unterminated text (or lone line) is anything else is someone else's, not cut.
+        let marker = Array("{\"\(facet.rawValue)\":".utf8)
+        let tail = data[lineStart...].prefix(marker.count)
+        guard tail.elementsEqual(marker.prefix(tail.count)) else {
+            throw Invalid(
+                description: "\(path) line \(done.count + 1) is not a batchfetch crawl record by \(facet.rawValue); "
+                    + "refusing to resume into it")
+        }
         return ResumeFile(done: done, keptBytes: kept)
     }
 }

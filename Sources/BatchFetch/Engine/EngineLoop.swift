@@ -23,7 +23,7 @@ final class EngineLoop {
     private var pending = Deque<Transfer>()
     private var scheduled = Heap<ScheduledTransfer>()
     private var scheduleSequence: UInt64 = 0
-    private var inFlight: [Request: Transfer] = [:]
+    private var inFlight: [RequestKey: Transfer] = [:]
     private var replay: ReplayCache
     private var bucket: TokenBucket?
     private var hostPauses: [Substring: UInt64] = [:]
@@ -80,12 +80,14 @@ final class EngineLoop {
     private func accept(_ submissions: [EngineCore.Submission]) {
         for submission in submissions {
             let waiter = Waiter(sink: submission.sink, index: submission.index)
-            if self.configuration.deduplicate {
-                if let transfer = self.inFlight[submission.request] {
+            // Hash the request once; every map below then hashes one Int.
+            let key = self.configuration.deduplicate ? RequestKey(submission.request) : nil
+            if let key {
+                if let transfer = self.inFlight[key] {
                     transfer.waiters.append(waiter)
                     continue
                 }
-                if let (outcome, attempts) = self.replay[submission.request] {
+                if let (outcome, attempts) = self.replay[key] {
                     self.outbox.append(
                         (
                             submission.sink,
@@ -96,9 +98,10 @@ final class EngineLoop {
                     continue
                 }
             }
-            let transfer = Transfer(request: submission.request, waiter: waiter, submittedAt: submission.submittedAt)
-            if self.configuration.deduplicate {
-                self.inFlight[submission.request] = transfer
+            let transfer = Transfer(
+                request: submission.request, key: key, waiter: waiter, submittedAt: submission.submittedAt)
+            if let key {
+                self.inFlight[key] = transfer
             }
             self.pending.append(transfer)
         }
@@ -129,8 +132,8 @@ final class EngineLoop {
 
     /// Removes a transfer nobody waits for from the de-duplication map.
     private func forget(_ transfer: Transfer) {
-        if self.configuration.deduplicate, self.inFlight[transfer.request] === transfer {
-            self.inFlight[transfer.request] = nil
+        if let key = transfer.key, self.inFlight[key] === transfer {
+            self.inFlight[key] = nil
         }
     }
 
@@ -241,7 +244,9 @@ final class EngineLoop {
     private func finish(_ transfer: Transfer, _ outcome: Result<Response, FetchError>) {
         if self.configuration.deduplicate {
             self.forget(transfer)
-            self.replay.insert(transfer.request, outcome: outcome, attempts: transfer.attempts)
+            if let key = transfer.key {
+                self.replay.insert(key, outcome: outcome, attempts: transfer.attempts)
+            }
         }
         for waiter in transfer.waiters {
             self.outbox.append(

@@ -6,22 +6,22 @@ import DequeModule
 /// Threading: engine thread only (a value type owned by the loop).
 struct ReplayCache {
     private let limit: Int
-    private var entries: [Request: (outcome: Result<Response, FetchError>, attempts: Int, cost: Int)] = [:]
-    private var order = Deque<Request>()
+    private var entries: [RequestKey: (outcome: Result<Response, FetchError>, attempts: Int, cost: Int)] = [:]
+    private var order = Deque<RequestKey>()
     private var bytes = 0
 
     init(limit: Int) {
         self.limit = max(0, limit)
     }
 
-    subscript(request: Request) -> (Result<Response, FetchError>, Int)? {
+    subscript(request: RequestKey) -> (Result<Response, FetchError>, Int)? {
         guard self.limit > 0, let entry = self.entries[request] else {
             return nil
         }
         return (entry.outcome, entry.attempts)
     }
 
-    mutating func insert(_ request: Request, outcome: Result<Response, FetchError>, attempts: Int) {
+    mutating func insert(_ request: RequestKey, outcome: Result<Response, FetchError>, attempts: Int) {
         guard self.limit > 0 else {
             return
         }
@@ -29,7 +29,7 @@ struct ReplayCache {
             return
         }
         let bodyBytes = (try? outcome.get().body.count) ?? 0
-        let cost = bodyBytes + request.url.utf8.count + 256
+        let cost = bodyBytes + request.request.url.utf8.count + 256
         guard cost <= self.limit, self.entries[request] == nil else {
             return
         }

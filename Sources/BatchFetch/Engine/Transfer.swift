@@ -6,6 +6,8 @@
 /// Threading: engine thread only.
 final class Transfer {
     let request: Request
+    /// The de-duplication key (`nil` when de-duplication is off).
+    let key: RequestKey?
     let submittedAt: UInt64
     var waiters: [Waiter]
     /// Attempts started so far.
@@ -15,8 +17,9 @@ final class Transfer {
     /// The easy handle carrying the current attempt, while one is in flight.
     var easy: CurlEasy?
 
-    init(request: Request, waiter: Waiter, submittedAt: UInt64) {
+    init(request: Request, key: RequestKey?, waiter: Waiter, submittedAt: UInt64) {
         self.request = request
+        self.key = key
         self.waiters = [waiter]
         self.submittedAt = submittedAt
     }
@@ -53,5 +56,25 @@ struct ScheduledTransfer: Comparable {
 
     static func == (lhs: ScheduledTransfer, rhs: ScheduledTransfer) -> Bool {
         lhs.sequence == rhs.sequence
+    }
+}
+
+/// A request with its hash computed once: the de-duplication map and the replay cache look it up
+/// several times per transfer, and hashing a URL, headers and body each time showed in profiles.
+struct RequestKey: Hashable {
+    let request: Request
+    private let hash: Int
+
+    init(_ request: Request) {
+        self.request = request
+        self.hash = request.hashValue
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(self.hash)
+    }
+
+    static func == (lhs: RequestKey, rhs: RequestKey) -> Bool {
+        lhs.hash == rhs.hash && lhs.request == rhs.request
     }
 }

@@ -6,7 +6,8 @@
 /// indices below ``limit`` (`next + window`), so one slow early item stalls the producer instead
 /// of letting later results pile up.
 ///
-/// Pure value type, no I/O; one owner at a time.
+/// Pure value type, no I/O; one owner at a time. Its methods are `@inlinable` so callers in other
+/// modules get code specialised for their `Value` (unspecialised generic code was ~30× slower).
 public struct Reassembler<Value> {
     /// Why an insert was refused.
     public enum InsertError: Error, Hashable {
@@ -19,26 +20,32 @@ public struct Reassembler<Value> {
     /// How far past ``next`` indices may be inserted.
     public let window: Int
     /// The index the next emitted value will have.
-    public private(set) var next = 0
+    @inlinable public var next: Int { self.nextIndex }
     /// How many inserted values wait for an earlier one.
-    public private(set) var pending = 0
-    private var slots: [Value?]
+    @inlinable public var pending: Int { self.waiting }
+    @usableFromInline var nextIndex = 0
+    @usableFromInline var waiting = 0
+    @usableFromInline var slots: [Value?]
 
     /// Creates a reassembler that starts at index 0.
+    @inlinable
     public init(window: Int) {
         self.window = max(1, window)
         self.slots = Array(repeating: nil, count: self.window)
     }
 
     /// The first index a producer may not yet produce.
+    @inlinable
     public var limit: Int { self.next + self.window }
 
     /// Whether `index` may be inserted now.
+    @inlinable
     public func accepts(_ index: Int) -> Bool {
         index >= self.next && index < self.limit && self.slots[index % self.window] == nil
     }
 
     /// Stores `value` for `index`.
+    @inlinable
     public mutating func insert(_ value: Value, at index: Int) throws(InsertError) {
         guard index >= self.next else {
             throw .duplicate(index)
@@ -51,22 +58,24 @@ public struct Reassembler<Value> {
             throw .duplicate(index)
         }
         self.slots[slot] = value
-        self.pending += 1
+        self.waiting += 1
     }
 
     /// Takes the value at ``next`` if it has arrived, advancing ``next``.
+    @inlinable
     public mutating func popNext() -> Value? {
         let slot = self.next % self.window
         guard let value = self.slots[slot] else {
             return nil
         }
         self.slots[slot] = nil
-        self.next += 1
-        self.pending -= 1
+        self.nextIndex += 1
+        self.waiting -= 1
         return value
     }
 
     /// Takes every value whose prefix is complete, in index order.
+    @inlinable
     public mutating func popReady() -> [Value] {
         var ready: [Value] = []
         while let value = self.popNext() {

@@ -68,8 +68,9 @@ public struct CrawlFailure: Error, Sendable, Hashable {
         self.attempts = attempts
     }
 
-    init(_ error: FetchError, request: Request, attempts: Int) {
-        self.init(kind: error.kind, message: error.message, url: request.url, attempts: attempts)
+    /// `url` as ``CocktailDB/redacted(_:)`` gives it: without a private API key.
+    init(_ error: FetchError, url: String, attempts: Int) {
+        self.init(kind: error.kind, message: error.message, url: url, attempts: attempts)
     }
 }
 

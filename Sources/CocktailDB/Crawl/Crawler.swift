@@ -105,7 +105,8 @@ struct CrawlRun {
                 plans[position].listed = try CocktailDBClient.decoder(for: endpoint).decodeList(
                     DrinkSummary.self, from: result)
             } catch {
-                plans[position].failure = CrawlFailure(error, request: result.request, attempts: result.attempts)
+                plans[position].failure = CrawlFailure(
+                    error, url: self.api.redacted(result.request.url), attempts: result.attempts)
             }
         }
         var swept: [String: Drink] = [:]
@@ -117,7 +118,7 @@ struct CrawlRun {
                     swept[drink.id] = drink
                 }
             } catch {
-                self.summary.sweepFailures.append("\(result.request.url.redactedURL): \(error.message)")
+                self.summary.sweepFailures.append("\(self.api.redacted(result.request.url)): \(error.message)")
             }
         }
         CrawlAssembly.addSweepOnly(swept, to: &plans, facet: self.options.facet)
@@ -195,7 +196,8 @@ struct CrawlRun {
                 }
                 records[id] = drink
             } catch {
-                lookupFailures[id] = CrawlFailure(error, request: result.request, attempts: result.attempts)
+                lookupFailures[id] = CrawlFailure(
+                    error, url: api.redacted(result.request.url), attempts: result.attempts)
             }
             try await emitReady(upTo: result.index, &self)
         }

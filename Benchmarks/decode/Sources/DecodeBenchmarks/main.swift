@@ -1,0 +1,79 @@
+import BatchFetch
+import Benchmark
+import CocktailDB
+import CocktailReplica
+import Foundation
+
+// Documents as the replica serves them: a lookup (~1.5 KB), a category filter (~100 summaries),
+// and a first-letter search (many full records, tens of KB).
+let documents: [(name: String, body: Data, key: String)] = try await ReplicaServer.withServer { server in
+    try await withEngine { engine in
+        let first = server.catalogue.drinks[0].id
+        var out: [(String, Data, String)] = []
+        for (name, path) in [
+            ("lookup", "lookup.php?i=\(first)"), ("filter", "filter.php?c=Cocktail"), ("search", "search.php?f=s"),
+        ] {
+            let result = await engine.fetch(Request(server.url(path)))
+            guard let body = result.response?.body else {
+                throw FetchError(kind: .other, message: "could not fetch \(path): \(String(describing: result.error))")
+            }
+            out.append((name, body, "drinks"))
+        }
+        return out
+    }
+}
+
+struct Summary: Decodable {
+    let idDrink: String
+    let strDrink: String
+    let strDrinkThumb: String?
+}
+
+for (name, body, key) in documents {
+    let envelope = Envelope(key)
+    benchmark("\(name) \(body.count) B: envelope scan (validate + slice)") { state in
+        try state.measure {
+            _ = try? envelope.content(of: body)
+        }
+    }
+    benchmark("\(name) \(body.count) B: JSONSerialization") { state in
+        try state.measure {
+            _ = try? JSONSerialization.jsonObject(with: body)
+        }
+    }
+    if name == "filter" {
+        benchmark("\(name) \(body.count) B: envelope + JSONDecoder [DrinkSummary]") { state in
+            try state.measure {
+                _ = try? envelope.decodeList(Summary.self, from: body)
+            }
+        }
+    } else {
+        benchmark("\(name) \(body.count) B: envelope + JSONDecoder [Drink]") { state in
+            try state.measure {
+                _ = try? envelope.decodeList(Drink.self, from: body)
+            }
+        }
+    }
+}
+
+benchmark("Reassembler: 10,000 out-of-order inserts and pops (window 256)") { state in
+    var order = Array(0..<10_000)
+    for block in stride(from: 0, to: order.count, by: 64) {
+        order[block..<min(block + 64, order.count)].reverse()
+    }
+    try state.measure {
+        var reassembler = Reassembler<Int>(window: 256)
+        var out = 0
+        for index in order {
+            try? reassembler.insert(index, at: index)
+            while let value = reassembler.popNext() {
+                out &+= value
+            }
+        }
+        precondition(out == 49_995_000)
+    }
+}
+
+print("documents: " + documents.map { "\($0.name) \($0.body.count) bytes" }.joined(separator: ", "))
+print("MB/s = bytes / time: divide each document's size by the median time below.")
+Benchmark.main()

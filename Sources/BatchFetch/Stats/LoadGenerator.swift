@@ -1,0 +1,166 @@
+import Synchronization
+
+/// Sends a ``LoadPlan`` through an ``Engine`` of its own and measures what comes back: the
+/// library side of `batchfetch bench`.
+///
+/// The engine is configured from the given configuration with de-duplication and the replay
+/// cache off (a load run repeats URLs on purpose, and each repetition must reach the server), and
+/// in an open loop without the engine's rate limit (the generator keeps the schedule itself).
+///
+/// **Closed loop** hands the engine one lazily generated sequence; the engine pulls from it only as
+/// results are consumed, so the in-flight cap stays full and nothing piles up. Latency is the
+/// final attempt's libcurl total time, as wrk measures it.
+///
+/// **Open loop** needs requests to *enter* the engine at their due times, which a lazily pulled
+/// sequence cannot do (the engine pulls when it has room, i.e. late exactly when the server is
+/// slow: coordinated omission). A pacing loop therefore sleeps until the next due time, then
+/// submits every request due by then as one batch (`engine.results(for:)`), consumed by its own
+/// child task. The engine's cap still applies, so when the server falls behind, requests wait
+/// in the engine's queue, and that wait is in ``Timings/queued``. A response's latency is
+///
+///     (submitted − due) + queued + total
+///
+/// — the pacing loop's own lateness, the wait for a transfer slot, and the transfer — all of it
+/// measured from the due time, never from when a slot happened to free up. The engine's rate
+/// limiter is not used for pacing: it delays starts but keeps no schedule (a backlog drains at
+/// the rate rather than catching up), and its delay would count in `queued` from a submission
+/// time that is not the due time.
+///
+/// For a retried request the latency covers the wait before its first attempt and its final
+/// attempt (earlier attempts and backoff are not in libcurl's timings); retries are counted in
+/// ``BenchRecorder/retries``, and `retries: 0` gives pure figures.
+///
+/// Threading: `run` may be called from any task; cancelling that task stops issuing, cancels what
+/// is outstanding and returns what was measured so far.
+public struct LoadGenerator: Sendable {
+    /// The engine configuration, as adjusted for load runs.
+    public let configuration: Engine.Configuration
+
+    /// The pacing loop's shortest sleep: at high rates, requests due within one tick go out
+    /// together, each an average of half a tick late (which its latency includes).
+    static let minimumTick: Duration = .microseconds(250)
+
+    /// A generator whose engines use `configuration` (de-duplication and the replay cache off).
+    public init(configuration: Engine.Configuration = Engine.Configuration()) {
+        var configuration = configuration
+        configuration.deduplicate = false
+        configuration.replayCacheBytes = 0
+        self.configuration = configuration
+    }
+
+    /// What a run measured.
+    public struct Run: Sendable {
+        /// Everything recorded.
+        public var recorder: BenchRecorder
+        /// From the first request to the last result.
+        public var elapsed: Duration
+        /// The report of the run.
+        public func report(plan: LoadPlan, concurrency: Int) -> BenchReport {
+            self.recorder.report(elapsed: self.elapsed, pacing: plan.pacing, concurrency: concurrency)
+        }
+    }
+
+    /// Runs `plan` to its end (or until the calling task is cancelled).
+    ///
+    /// - Parameter recorder: where to record (its ``BenchRecorder/okStatuses`` decide what is ok).
+    /// - Throws: ``FetchError`` with kind ``FetchError/Kind/invalidConfiguration`` when the plan or
+    ///   the configuration cannot run.
+    public func run(_ plan: LoadPlan, recorder: BenchRecorder = BenchRecorder()) async throws(FetchError) -> Run {
+        if let problem = plan.problem {
+            throw FetchError(kind: .invalidConfiguration, message: problem)
+        }
+        var configuration = self.configuration
+        if case .openLoop = plan.pacing {
+            configuration.rateLimit = nil
+        }
+        let engine = try Engine(configuration: configuration)
+        let run: Run
+        switch plan.pacing {
+        case .closedLoop:
+            run = await Self.closedLoop(engine, plan, recorder)
+        case .openLoop(let rate):
+            let schedule = OpenLoopSchedule(requestsPerSecond: rate, stop: plan.stop)
+            run = await Self.openLoop(engine, plan.requests, schedule, recorder)
+        }
+        await engine.shutdown()
+        return run
+    }
+
+    private static func closedLoop(_ engine: Engine, _ plan: LoadPlan, _ recorder: BenchRecorder) async -> Run {
+        var recorder = recorder
+        let start = ContinuousClock.now
+        for await result in engine.results(for: RequestCycle(plan.requests, stop: plan.stop, start: start)) {
+            recorder.record(result)
+        }
+        return Run(recorder: recorder, elapsed: ContinuousClock.now - start)
+    }
+
+    private static func openLoop(
+        _ engine: Engine, _ requests: [Request], _ schedule: OpenLoopSchedule, _ recorder: BenchRecorder
+    ) async -> Run {
+        let shared = SharedRecorder(recorder)
+        // A batch no larger than the read-ahead is submitted whole on its first `next()`, so every
+        // request in it shares one submission instant.
+        let chunk = engine.configuration.effectiveReadAhead
+        let start = ContinuousClock.now
+        await withDiscardingTaskGroup { group in
+            var issued = 0
+            var batch: [Request] = []
+            var due: [ContinuousClock.Instant] = []
+            batch.reserveCapacity(chunk)
+            due.reserveCapacity(chunk)
+            while !Task.isCancelled {
+                let now = ContinuousClock.now
+                while let offset = schedule.offset(of: issued), start + offset <= now {
+                    batch.append(requests[issued % requests.count])
+                    due.append(start + offset)
+                    issued += 1
+                    if batch.count == chunk {
+                        Self.submit(batch, due: due, to: engine, in: &group, recording: shared)
+                        batch.removeAll(keepingCapacity: true)
+                        due.removeAll(keepingCapacity: true)
+                    }
+                }
+                if !batch.isEmpty {
+                    Self.submit(batch, due: due, to: engine, in: &group, recording: shared)
+                    batch.removeAll(keepingCapacity: true)
+                    due.removeAll(keepingCapacity: true)
+                }
+                guard let next = schedule.offset(of: issued) else {
+                    break
+                }
+                let wake = Swift.max(start + next, ContinuousClock.now + Self.minimumTick)
+                // Zero tolerance: the default lets the timer fire up to a millisecond late.
+                try? await Task.sleep(until: wake, tolerance: .zero, clock: .continuous)
+            }
+        }
+        let elapsed = ContinuousClock.now - start
+        return Run(recorder: shared.state.withLock { $0 }, elapsed: elapsed)
+    }
+
+    private static func submit(
+        _ batch: [Request], due: [ContinuousClock.Instant], to engine: Engine,
+        in group: inout DiscardingTaskGroup, recording shared: SharedRecorder
+    ) {
+        group.addTask {
+            let submitted = ContinuousClock.now
+            for await result in engine.results(for: batch) {
+                guard let response = result.response else {
+                    shared.state.withLock { $0.record(result) }
+                    continue
+                }
+                let latency = (submitted - due[result.index]) + response.timings.queued + response.timings.total
+                shared.state.withLock { $0.record(result, latency: latency) }
+            }
+        }
+    }
+}
+
+/// The recorder the open loop's batch tasks share.
+private final class SharedRecorder: Sendable {
+    let state: Mutex<BenchRecorder>
+
+    init(_ recorder: BenchRecorder) {
+        self.state = Mutex(recorder)
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import BatchFetch
+
+/// The URLs `batchfetch bench` cycles over, read whole before the run starts (a bench repeats
+/// them, so they are held in memory; reading them cannot then disturb the measurement).
+enum BenchInput {
+    /// The requests for the URL arguments followed by the lines of `file` (`-` = standard input),
+    /// skipping blank lines and `#` comments.
+    ///
+    /// - Throws: `ValidationError` (exit 2) for a URL that cannot be sent, naming its line, or
+    ///   when there is none; `ExitCode(2)` when the file cannot be read.
+    static func requests(arguments: [String], file: String?) throws -> [Request] {
+        var lines = arguments.map { (source: "argument", text: $0) }
+        if let path = file {
+            let reader: LineReader
+            do {
+                reader = try LineReader(path: path)
+            } catch {
+                FileHandleOutput.standardError.write("batchfetch: \(error)\n")
+                throw ExitCode(2)
+            }
+            for (number, line) in reader.enumerated() {
+                lines.append((source: "\(path == "-" ? "standard input" : path):\(number + 1)", text: line))
+            }
+        }
+        var requests: [Request] = []
+        for line in lines {
+            let text = Self.trimmed(line.text)
+            if text.isEmpty || text.hasPrefix("#") {
+                continue
+            }
+            let request = Request(text)
+            if let error = request.validate() {
+                throw ValidationError("\(line.source): \(error.message)")
+            }
+            requests.append(request)
+        }
+        if requests.isEmpty {
+            throw ValidationError("no URLs to request\(file.map { " in \($0)" } ?? "")")
+        }
+        return requests
+    }
+
+    private static func trimmed(_ text: String) -> String {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) })
+        else {
+            return ""
+        }
+        return String(text[first...last])
+    }
+}

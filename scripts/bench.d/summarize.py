@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Summarises scripts/bench runs: medians per workload and tool, ratios to curl, a markdown table.
+
+usage: summarize.py RUNS.jsonl CONTEXT.json OUT.json
+
+RUNS.jsonl has one object per measured run (written by scripts/bench); CONTEXT.json describes the
+machine, dataset and settings. Prints markdown to stdout and writes raw runs + medians to OUT.json.
+"""
+import json
+import statistics
+import sys
+
+ORDER = ["batchfetch fetch", "batchfetch bench", "curl", "wrk", "async-http-client", "aiohttp"]
+
+
+def derive(run):
+    requests = run.get("requests") or 0
+    if run["exit"] != 0 or requests <= 0 or run["wall_s"] <= 0:
+        return None
+    cpu = run["user_s"] + run["sys_s"]
+    req_s = requests / run["wall_s"]
+    return {
+        "req_s": req_s,
+        "cpu_us_per_req": cpu * 1e6 / requests,
+        "max_rss_mb": run["max_rss_kb"] / 1024,
+        "mb_s": req_s * run["mean_body_bytes"] / 1e6,
+    }
+
+
+def medians(runs):
+    groups = {}
+    for run in runs:
+        if run.get("kind", "load") != "load":
+            continue
+        key = (run["workload"], run["tool"])
+        group = groups.setdefault(key, {"runs": 0, "failed": 0, "derived": []})
+        group["runs"] += 1
+        derived = derive(run)
+        if derived is None:
+            group["failed"] += 1
+        else:
+            group["derived"].append(derived)
+    result = {}
+    for (workload, tool), group in groups.items():
+        entry = {"runs": group["runs"], "failed_runs": group["failed"]}
+        for field in ("req_s", "cpu_us_per_req", "max_rss_mb", "mb_s"):
+            values = [d[field] for d in group["derived"]]
+            entry[field] = statistics.median(values) if values else None
+            entry[field + "_all"] = values
+        result.setdefault(workload, {})[tool] = entry
+    return result
+
+
+def ratio(value, base, invert=False):
+    if value is None or not base:
+        return "–"
+    return f"{value / base:.2f}×"
+
+
+def fmt(value, digits=0):
+    return "–" if value is None else f"{value:,.{digits}f}"
+
+
+def table(workload, tools, show_mb):
+    curl = tools.get("curl", {})
+    lines = [f"### {workload}", ""]
+    header = "| tool | req/s | ×curl | CPU µs/req | ×curl | peak RSS MB |"
+    rule = "|---|---:|---:|---:|---:|---:|"
+    if show_mb:
+        header += " MB/s | ×curl |"
+        rule += "---:|---:|"
+    lines += [header + " ok runs |", rule + "---:|"]
+    for tool in sorted(tools, key=lambda t: ORDER.index(t) if t in ORDER else len(ORDER)):
+        m = tools[tool]
+        row = (f"| {tool} | {fmt(m['req_s'])} | {ratio(m['req_s'], curl.get('req_s'))} "
+               f"| {fmt(m['cpu_us_per_req'], 1)} | {ratio(m['cpu_us_per_req'], curl.get('cpu_us_per_req'))} "
+               f"| {fmt(m['max_rss_mb'], 1)} |")
+        if show_mb:
+            row += f" {fmt(m['mb_s'])} | {ratio(m['mb_s'], curl.get('mb_s'))} |"
+        row += f" {m['runs'] - m['failed_runs']}/{m['runs']} |"
+        lines.append(row)
+    return "\n".join(lines)
+
+
+def main():
+    runs_path, context_path, out_path = sys.argv[1:4]
+    with open(runs_path) as f:
+        runs = [json.loads(line) for line in f if line.strip()]
+    with open(context_path) as f:
+        context = json.load(f)
+    summary = medians(runs)
+    print(f"Medians of {context['rounds']} round(s); {context['concurrency']} in flight; nginx 1 worker on "
+          f"127.0.0.1; dataset: {context['dataset']['source']}. MB/s counts body bytes only "
+          f"(req/s × mean document size). wrk's req/s is its own count over its own duration (-d).")
+    print()
+    for workload in sorted(summary):
+        print(table(workload, summary[workload], show_mb=(workload == "W2")))
+        print()
+    memory = [r for r in runs if r.get("kind") == "memory"]
+    if memory:
+        print("### Memory scale: batchfetch fetch from stdin")
+        print()
+        print("| URLs | stdin read by | order | exit | wall s | req/s | CPU µs/req | peak RSS MB |")
+        print("|---:|---|---|---:|---:|---:|---:|---:|")
+        for r in memory:
+            req_s = r["urls"] / r["wall_s"] if r["wall_s"] else 0
+            cpu = (r["user_s"] + r["sys_s"]) * 1e6 / r["urls"]
+            print(f"| {r['urls']:,} | `{'fetch' if r.get('input', 'pipe') == 'pipe' else 'fetch ' + r['input']}` "
+                  f"| {r['order']} | {r['exit']} | {r['wall_s']:.1f} | {req_s:,.0f} "
+                  f"| {cpu:.1f} | {r['max_rss_kb'] / 1024:.1f} |")
+        print()
+    with open(out_path, "w") as f:
+        json.dump({"context": context, "medians": summary, "runs": runs}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
