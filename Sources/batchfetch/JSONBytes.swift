@@ -24,6 +24,15 @@ struct JSONBytes {
             return
         }
         self.buffer.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: find out in one pass, then copy them in one append.
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F }
+        }
+        if plain == true {
+            self.buffer.append(contentsOf: text.utf8)
+            self.buffer.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): self.raw("\\\"")

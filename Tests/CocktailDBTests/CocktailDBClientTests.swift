@@ -48,6 +48,20 @@ struct CocktailDBClientTests {
         }
     }
 
+    @Test func everySearchDecodesTheSameOnTheFastPathAsWithJSONDecoder() async throws {
+        try await ReplicaServer.withServer { server in
+            try await withEngine { engine in
+                for letter in ["a", "m", "s", "1"] {
+                    let result = await engine.fetch(Request(server.url("search.php?f=\(letter)")))
+                    let response = try result.outcome.get()
+                    let fast = try CocktailDBClient.drinks(from: response, endpoint: .search(firstLetter: letter))
+                    let slow = try Envelope("drinks").decodeList(Drink.self, from: response.body)
+                    #expect(fast == slow, "search.php?f=\(letter)")
+                }
+            }
+        }
+    }
+
     @Test func nothingFoundIsNilOrEmptyNotAnError() async throws {
         try await self.withClient { client, _ in
             let missing = try await client.drink(id: "1")

@@ -76,3 +76,32 @@ struct DrinkTests {
         #expect(throws: FetchError.self) { try self.decode(#"{"drinks":[{"strDrink":"no id"}]}"#) }
     }
 }
+
+struct FastDrinkDecodingTests {
+    @Test func theFastPathReadsTheSameRecordsAsJSONDecoder() throws {
+        for text in [DrinkTests.current, DrinkTests.legacy] {
+            let slice = try #require(try Envelope("drinks").list(in: Data(text.utf8)))
+            let fast = try FlatJSON.objects(in: slice).map { try Drink(fields: $0) }
+            let slow = try slice.decode([Drink].self)
+            #expect(fast == slow)
+        }
+    }
+
+    @Test func flatObjectsKeepEscapesNumbersAndNulls() throws {
+        let body = Data(#"{"drinks":[{"a":"x\/y \u00e9\"q\"","n":12.5,"b":true,"z":null},{}]}"#.utf8)
+        let slice = try #require(try Envelope("drinks").list(in: body))
+        let objects = try FlatJSON.objects(in: slice)
+        #expect(objects.count == 2)
+        #expect(objects[0]["a"] == .some("x/y é\"q\""))
+        #expect(objects[0]["n"] == .some("12.5"))
+        #expect(objects[0]["b"] == .some("true"))
+        #expect(objects[0]["z"] == .some(nil))
+        #expect(objects[1].isEmpty)
+    }
+
+    @Test func nestedValuesAreLeftToJSONDecoder() throws {
+        let body = Data(#"{"drinks":[{"idDrink":"1","extra":{"a":1}}]}"#.utf8)
+        let slice = try #require(try Envelope("drinks").list(in: body))
+        #expect(throws: FetchError.self) { try FlatJSON.objects(in: slice) }
+    }
+}

@@ -96,31 +96,43 @@ struct CrawlRun {
         for letter in sweep {
             requests.append(Request(self.api.url(.search(firstLetter: letter))))
         }
-        let results = await self.fetchAll(requests)
-        try Task.checkCancellation()
-        for (position, result) in results.prefix(plans.count).enumerated() {
-            let endpoint = Endpoint.filter(by: self.options.facet, value: plans[position].value.name)
-            do throws(FetchError) {
-                try endpoint.validate()
-                plans[position].listed = try CocktailDBClient.decoder(for: endpoint).decodeList(
-                    DrinkSummary.self, from: result)
-            } catch {
-                plans[position].failure = CrawlFailure(
-                    error, url: self.api.redacted(result.request.url), attempts: result.attempts)
-            }
-        }
+        // Consumed as they arrive, in request order: every facet's list is in before the first
+        // sweep result, so each sweep response is cut down to the drinks its facet's list lacks
+        // and its body dropped at once (a full sweep is the whole catalogue).
+        self.progress?.update { $0.requestsQueued += requests.count }
+        var listedIDs: [String: Set<String>] = [:]
         var swept: [String: Drink] = [:]
-        for (position, result) in results.dropFirst(plans.count).enumerated() {
+        for await result in self.engine.orderedResults(for: requests) {
+            self.account(result)
+            let position = result.index
+            if position < plans.count {
+                let endpoint = Endpoint.filter(by: self.options.facet, value: plans[position].value.name)
+                do throws(FetchError) {
+                    try endpoint.validate()
+                    plans[position].listed = try CocktailDBClient.decoder(for: endpoint).decodeList(
+                        DrinkSummary.self, from: result)
+                    listedIDs[plans[position].value.name] = Set(plans[position].listed.map(\.id))
+                } catch {
+                    plans[position].failure = CrawlFailure(
+                        error, url: self.api.redacted(result.request.url), attempts: result.attempts)
+                }
+                continue
+            }
             do throws(FetchError) {
-                let drinks = try CocktailDBClient.decoder(for: .search(firstLetter: sweep[position])).decodeList(
-                    Drink.self, from: result)
+                let letter = sweep[position - plans.count]
+                let drinks = try CocktailDBClient.drinks(
+                    from: try result.outcome.get(), endpoint: .search(firstLetter: letter))
                 for drink in drinks {
-                    swept[drink.id] = drink
+                    let names = CrawlAssembly.facetValues(of: drink, facet: self.options.facet)
+                    if names.contains(where: { listedIDs[$0]?.contains(drink.id) == false }) {
+                        swept[drink.id] = drink
+                    }
                 }
             } catch {
                 self.summary.sweepFailures.append("\(self.api.redacted(result.request.url)): \(error.message)")
             }
         }
+        try Task.checkCancellation()
         CrawlAssembly.addSweepOnly(swept, to: &plans, facet: self.options.facet)
         return plans
     }
@@ -189,7 +201,7 @@ struct CrawlRun {
             self.account(result)
             let id = lookupIDs[result.index]
             do throws(FetchError) {
-                let found = try CocktailDBClient.decoder(for: .lookup(drink: id)).decodeList(Drink.self, from: result)
+                let found = try CocktailDBClient.drinks(from: try result.outcome.get(), endpoint: .lookup(drink: id))
                 guard let drink = found.first(where: { $0.id == id }) else {
                     throw FetchError(
                         kind: .notFound, message: "drink \(id) is listed but lookup.php has no record of it")
@@ -202,18 +214,6 @@ struct CrawlRun {
             try await emitReady(upTo: result.index, &self)
         }
         try Task.checkCancellation()
-    }
-
-    /// Fetches a batch and returns the results in request order.
-    private mutating func fetchAll(_ requests: [Request]) async -> [FetchResult] {
-        self.progress?.update { $0.requestsQueued += requests.count }
-        var results: [FetchResult] = []
-        results.reserveCapacity(requests.count)
-        for await result in self.engine.orderedResults(for: requests) {
-            self.account(result)
-            results.append(result)
-        }
-        return results
     }
 
     private mutating func account(_ result: FetchResult) {
