@@ -73,6 +73,16 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "ReliabilityTests",
+            dependencies: [
+                "BatchFetch",
+                "CocktailDB",
+                "CocktailReplica",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "CocktailDBTests",
             dependencies: ["CocktailDB", "BatchFetch", "CocktailReplica"]
         ),
