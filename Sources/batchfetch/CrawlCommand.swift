@@ -44,14 +44,7 @@ struct CrawlCommand: AsyncParsableCommand {
 
     @OptionGroup var engine: EngineOptions
 
-    @Option(help: "Progress on standard error: auto (when it is a terminal), always or never.")
-    var progress: ProgressMode = .auto
-
-    @Option(help: "Write a JSON run summary to FILE.")
-    var stats: String?
-
-    @Flag(name: .shortAndLong, help: "No summary on standard error.")
-    var quiet = false
+    @OptionGroup var report: ReportOptions
 
     func validate() throws {
         if self.resume && self.output == nil {
@@ -92,7 +85,7 @@ struct CrawlCommand: AsyncParsableCommand {
         let options = CrawlOptions(facet: self.by, details: self.details, complete: self.complete, done: resumed.done)
         let progress = CrawlProgress()
         let reporter = ProgressReporter(
-            progress: progress, enabled: self.progress == .always || (self.progress == .auto && isatty(2) != 0))
+            progress: progress, enabled: self.report.showsProgress)
         let started = Date()
         let interrupted = Atomic<Bool>(false)
         let configuration = self.engine.configuration(polite: polite)
@@ -153,7 +146,7 @@ struct CrawlCommand: AsyncParsableCommand {
 
     private func report(_ summary: CrawlSummary, elapsed: Double) {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
-        if !self.quiet {
+        if !self.report.quiet {
             var text =
                 "crawl: \(summary.emitted) of \(summary.facets) \(self.by.rawValue) facets, \(summary.drinks) drinks"
             if self.complete {
@@ -172,17 +165,7 @@ struct CrawlCommand: AsyncParsableCommand {
             }
             FileHandleOutput.standardError.write(text)
         }
-        if let path = self.stats {
-            let stats = CrawlStats(summary: summary, elapsedSeconds: elapsed, requestsPerSecond: rate)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            if let data = try? encoder.encode(stats),
-                FileManager.default.createFile(atPath: path, contents: data + [0x0A])
-            {
-                return
-            }
-            FileHandleOutput.standardError.write("batchfetch: cannot write stats to \(path)\n")
-        }
+        self.report.writeStats(CrawlStats(summary: summary, elapsedSeconds: elapsed, requestsPerSecond: rate))
     }
 }
 
@@ -216,11 +199,6 @@ struct CrawlStats: Encodable {
     let summary: CrawlSummary
     let elapsedSeconds: Double
     let requestsPerSecond: Double
-}
-
-/// When to show progress.
-enum ProgressMode: String, CaseIterable, ExpressibleByArgument {
-    case auto, always, never
 }
 
 extension CrawlFormat: ExpressibleByArgument {}

@@ -61,14 +61,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Body bytes accepted per response (default 64 MiB).")
     var maxBody: Int?
 
-    @Option(help: "Progress on standard error: auto (when it is a terminal), always or never.")
-    var progress: ProgressMode = .auto
-
-    @Option(help: "Write a JSON run summary to FILE.")
-    var stats: String?
-
-    @Flag(name: .shortAndLong, help: "No summary on standard error.")
-    var quiet = false
+    @OptionGroup var report: ReportOptions
 
     func validate() throws {
         do throws(FetchError) {
@@ -134,7 +127,7 @@ struct FetchCommand: AsyncParsableCommand {
             bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath)
         let tally = FetchTally()
         let reporter = ProgressReporter(
-            enabled: self.progress == .always || (self.progress == .auto && isatty(2) != 0)
+            enabled: self.report.showsProgress
         ) { elapsed in
             let s = tally.snapshot
             return String(
@@ -224,7 +217,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     private func report(_ summary: FetchTally.Snapshot, elapsed: Double) {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
-        if !self.quiet {
+        if !self.report.quiet {
             var text = String(
                 format: "fetch: %d records, %d ok, %d failed in %.2f s (%.0f req/s, %.1f MB)\n", summary.records,
                 summary.records - summary.failed, summary.failed, elapsed, rate, Double(summary.bytes) / 1e6)
@@ -233,20 +226,11 @@ struct FetchCommand: AsyncParsableCommand {
             }
             FileHandleOutput.standardError.write(text)
         }
-        if let path = self.stats {
-            let stats = FetchStats(
+        self.report.writeStats(
+            FetchStats(
                 records: summary.records, ok: summary.records - summary.failed, failed: summary.failed,
                 failuresByKind: summary.failuresByKind, requests: summary.requests, retries: summary.retries,
-                bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-            if let data = try? encoder.encode(stats),
-                FileManager.default.createFile(atPath: path, contents: data + [0x0A])
-            {
-                return
-            }
-            FileHandleOutput.standardError.write("batchfetch: cannot write stats to \(path)\n")
-        }
+                bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate))
     }
 }
 
