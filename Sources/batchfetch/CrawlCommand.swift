@@ -114,7 +114,7 @@ struct CrawlCommand: AsyncParsableCommand {
         let elapsed = Date().timeIntervalSince(started)
         switch outcome {
         case .success(let summary):
-            self.report(summary, elapsed: elapsed)
+            self.summarize(summary, elapsed: elapsed)
             if summary.failedFacets > 0 || !summary.sweepFailures.isEmpty {
                 throw ExitCode(1)
             }
@@ -144,7 +144,7 @@ struct CrawlCommand: AsyncParsableCommand {
         return file
     }
 
-    private func report(_ summary: CrawlSummary, elapsed: Double) {
+    private func summarize(_ summary: CrawlSummary, elapsed: Double) {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
             var text =

@@ -178,7 +178,7 @@ struct FetchCommand: AsyncParsableCommand {
         sink.flush()
         let summary = tally.snapshot
         let elapsed = Date().timeIntervalSince(started)
-        self.report(summary, elapsed: elapsed)
+        self.summarize(summary, elapsed: elapsed)
         if let failure = sink.failure {
             // The reader went away (a closed pipe, as with `| head`) or the disk is full: stop, like
             // any shell tool; 141 is what a process killed by SIGPIPE reports.
@@ -215,7 +215,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    private func report(_ summary: FetchTally.Snapshot, elapsed: Double) {
+    private func summarize(_ summary: FetchTally.Snapshot, elapsed: Double) {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
             var text = String(
