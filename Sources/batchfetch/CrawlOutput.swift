@@ -111,14 +111,10 @@ struct CrawlOutput {
     static func record(_ drink: Drink, into json: inout JSONBytes) {
         json.raw("{")
         var first = true
-        let known = Set(Drink.fieldOrder)
-        for field in Drink.fieldOrder + drink.fields.keys.filter({ !known.contains($0) }).sorted() {
-            guard let value = drink.fields[field] else {
-                continue
-            }
+        for (name, value) in drink.orderedFields {
             json.raw(first ? "" : ",")
             first = false
-            json.string(field)
+            json.string(name)
             json.raw(":")
             json.string(value)
         }

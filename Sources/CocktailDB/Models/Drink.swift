@@ -92,6 +92,26 @@ public struct Drink: Sendable, Hashable {
 
     static let languages = ["ES", "DE", "FR", "IT", "ZH-HANS", "ZH-HANT"]
 
+    private static let knownFields = Set(Drink.fieldOrder)
+
+    /// The record's fields as the API orders them (``fieldOrder``), then any others by name: the
+    /// one order every encoding of a drink uses, so output is the same bytes run after run.
+    public var orderedFields: [(name: String, value: String?)] {
+        var ordered: [(name: String, value: String?)] = []
+        ordered.reserveCapacity(self.fields.count)
+        for name in Drink.fieldOrder {
+            if let value = self.fields[name] {
+                ordered.append((name, value))
+            }
+        }
+        if self.fields.count > ordered.count {
+            for name in self.fields.keys.filter({ !Drink.knownFields.contains($0) }).sorted() {
+                ordered.append((name, self.fields[name] ?? nil))
+            }
+        }
+        return ordered
+    }
+
     /// Creates a drink from its API fields, normalising the ingredient slots.
     public init(fields: [String: String?]) throws(FetchError) {
         guard let id = fields["idDrink"] ?? nil, !id.isEmpty else {
@@ -165,12 +185,8 @@ extension Drink: Codable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
-        let known = Set(Drink.fieldOrder)
-        for field in Drink.fieldOrder + self.fields.keys.filter({ !known.contains($0) }).sorted() {
-            guard let value = self.fields[field] else {
-                continue
-            }
-            try container.encode(value, forKey: Key(stringValue: field))
+        for (name, value) in self.orderedFields {
+            try container.encode(value, forKey: Key(stringValue: name))
         }
         try container.encode(self.ingredients, forKey: Key(stringValue: "ingredients"))
         try container.encode(self.tags, forKey: Key(stringValue: "tags"))
