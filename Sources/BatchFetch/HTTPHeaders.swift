@@ -25,34 +25,68 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
 
     /// The value of the first field with this name (case-insensitive), without surrounding spaces.
     public subscript(name: String) -> String? {
-        self.first(where: { $0.name.utf8.elementsEqual(name.utf8, by: HTTPHeaders.asciiCaseInsensitiveEqual) })?.value
+        // Compared as bytes: only the matching field's value becomes a String (this runs for
+        // every record, and most responses carry a dozen fields).
+        var fields = FieldIterator(raw: self.raw)
+        while let field = fields.next() {
+            if self.nameMatches(field.name, name) {
+                return String(decoding: self.raw[field.value], as: UTF8.self)
+            }
+        }
+        return nil
     }
 
     /// The values of every field with this name, in order.
     public func values(for name: String) -> [String] {
-        self.filter { $0.name.utf8.elementsEqual(name.utf8, by: HTTPHeaders.asciiCaseInsensitiveEqual) }.map(\.value)
+        var values: [String] = []
+        var fields = FieldIterator(raw: self.raw)
+        while let field = fields.next() {
+            if self.nameMatches(field.name, name) {
+                values.append(String(decoding: self.raw[field.value], as: UTF8.self))
+            }
+        }
+        return values
     }
 
     public func makeIterator() -> Iterator {
         Iterator(raw: self.raw)
     }
 
+    private func nameMatches(_ range: Range<Int>, _ name: String) -> Bool {
+        range.count == name.utf8.count
+            && self.raw[range].elementsEqual(name.utf8, by: HTTPHeaders.asciiCaseInsensitiveEqual)
+    }
+
     /// Iterates the fields in order, skipping status lines and malformed lines.
     public struct Iterator: IteratorProtocol {
         private let raw: [UInt8]
-        private var position = 0
+        private var fields: FieldIterator
 
         init(raw: [UInt8]) {
             self.raw = raw
+            self.fields = FieldIterator(raw: raw)
         }
 
         public mutating func next() -> (name: String, value: String)? {
+            guard let field = self.fields.next() else {
+                return nil
+            }
+            return (
+                String(decoding: self.raw[field.name], as: UTF8.self),
+                String(decoding: self.raw[field.value], as: UTF8.self)
+            )
+        }
+    }
+
+    /// Finds the byte ranges of each field's name and trimmed value.
+    private struct FieldIterator {
+        let raw: [UInt8]
+        var position = 0
+
+        mutating func next() -> (name: Range<Int>, value: Range<Int>)? {
             while self.position < self.raw.count {
-                var end = self.position
-                while end < self.raw.count && self.raw[end] != UInt8(ascii: "\n") {
-                    end += 1
-                }
                 let lineStart = self.position
+                let end = self.raw[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? self.raw.count
                 self.position = end + 1
                 var lineEnd = end
                 if lineEnd > lineStart && self.raw[lineEnd - 1] == UInt8(ascii: "\r") {
@@ -71,9 +105,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
                 while valueEnd > valueStart && (self.raw[valueEnd - 1] == 0x20 || self.raw[valueEnd - 1] == 0x09) {
                     valueEnd -= 1
                 }
-                let name = String(decoding: self.raw[lineStart..<colon], as: UTF8.self)
-                let value = String(decoding: self.raw[valueStart..<valueEnd], as: UTF8.self)
-                return (name, value)
+                return (lineStart..<colon, valueStart..<valueEnd)
             }
             return nil
         }

@@ -119,43 +119,12 @@ extension Request {
     /// checking here turns each into an error record in place and keeps bad input off the wire.
     /// - Returns: the reason the request cannot be sent, or `nil`.
     public func validate(maxURLLength: Int = 8192) -> FetchError? {
-        let bytes = self.url.utf8
-        if bytes.isEmpty {
-            return FetchError(kind: .invalidURL, message: "empty URL")
-        }
-        if bytes.count > maxURLLength {
-            return FetchError(
-                kind: .invalidURL,
-                message: "URL is \(bytes.count) bytes long, over the limit of \(maxURLLength)"
-            )
-        }
-        if bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
-            return FetchError(kind: .invalidURL, message: "URL contains a space or a control character")
-        }
-        guard let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")) else {
-            return FetchError(kind: .invalidURL, message: "not an absolute URL (no scheme): \(self.url.redactedURL)")
-        }
-        let scheme = String(decoding: bytes[..<schemeEnd], as: UTF8.self).lowercased()
-        guard scheme == "http" || scheme == "https" else {
-            if scheme.isEmpty || !scheme.utf8.allSatisfy({ $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }) {
-                return FetchError(kind: .invalidURL, message: "not an absolute URL: \(self.url.redactedURL)")
-            }
-            return FetchError(
-                kind: .unsupportedScheme,
-                message: "scheme '\(scheme)' is not allowed; only http and https are fetched"
-            )
-        }
-        let rest = bytes[bytes.index(after: schemeEnd)...]
-        guard rest.starts(with: "//".utf8) else {
-            return FetchError(kind: .invalidURL, message: "URL has no '//' after the scheme: \(self.url.redactedURL)")
-        }
-        let authority = rest.dropFirst(2).prefix(while: {
-            $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
-        })
-        let host =
-            authority.split(separator: UInt8(ascii: "@"), omittingEmptySubsequences: false).last ?? authority[...]
-        if host.isEmpty || host.first == UInt8(ascii: ":") {
-            return FetchError(kind: .invalidURL, message: "URL has no host: \(self.url.redactedURL)")
+        // Over the contiguous UTF-8 bytes: this runs for every submitted request.
+        let problem =
+            self.url.utf8.withContiguousStorageIfAvailable { Self.urlProblem($0, maxURLLength: maxURLLength) }
+            ?? Self.urlProblem(Array(self.url.utf8), maxURLLength: maxURLLength)
+        if let problem {
+            return self.error(for: problem, maxURLLength: maxURLLength)
         }
         for field in self.headers {
             if let error = field.validationError() {
@@ -163,6 +132,91 @@ extension Request {
             }
         }
         return nil
+    }
+
+    private enum URLProblem {
+        case empty, tooLong, controlCharacter, noScheme, notAbsolute, unsupportedScheme(String), noSlashes, noHost
+    }
+
+    private static func urlProblem<Bytes: RandomAccessCollection<UInt8>>(
+        _ bytes: Bytes, maxURLLength: Int
+    ) -> URLProblem? where Bytes.Index == Int {
+        if bytes.isEmpty {
+            return .empty
+        }
+        if bytes.count > maxURLLength {
+            return .tooLong
+        }
+        if bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+            return .controlCharacter
+        }
+        guard let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")) else {
+            return .noScheme
+        }
+        let scheme = bytes[bytes.startIndex..<schemeEnd]
+        let lower: (UInt8) -> UInt8 = { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+        var isHTTP = scheme.count == 4 || scheme.count == 5
+        for (offset, expected) in "https".utf8.prefix(scheme.count).enumerated()
+        where lower(scheme[scheme.startIndex + offset]) != expected {
+            isHTTP = false
+        }
+        guard isHTTP else {
+            let name = String(decoding: scheme, as: UTF8.self).lowercased()
+            if name.isEmpty || !name.utf8.allSatisfy({ $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }) {
+                return .notAbsolute
+            }
+            return .unsupportedScheme(name)
+        }
+        var position = schemeEnd + 1
+        guard bytes.endIndex - position >= 2, bytes[position] == UInt8(ascii: "/"),
+            bytes[position + 1] == UInt8(ascii: "/")
+        else {
+            return .noSlashes
+        }
+        position += 2
+        // The host is what follows the last '@' of the authority; it must not be empty or start a port.
+        var hostStart = position
+        while position < bytes.endIndex {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                break
+            }
+            position += 1
+            if byte == UInt8(ascii: "@") {
+                hostStart = position
+            }
+        }
+        if hostStart == position || bytes[hostStart] == UInt8(ascii: ":") {
+            return .noHost
+        }
+        return nil
+    }
+
+    private func error(for problem: URLProblem, maxURLLength: Int) -> FetchError {
+        switch problem {
+        case .empty:
+            FetchError(kind: .invalidURL, message: "empty URL")
+        case .tooLong:
+            FetchError(
+                kind: .invalidURL,
+                message: "URL is \(self.url.utf8.count) bytes long, over the limit of \(maxURLLength)"
+            )
+        case .controlCharacter:
+            FetchError(kind: .invalidURL, message: "URL contains a space or a control character")
+        case .noScheme:
+            FetchError(kind: .invalidURL, message: "not an absolute URL (no scheme): \(self.url.redactedURL)")
+        case .notAbsolute:
+            FetchError(kind: .invalidURL, message: "not an absolute URL: \(self.url.redactedURL)")
+        case .unsupportedScheme(let scheme):
+            FetchError(
+                kind: .unsupportedScheme,
+                message: "scheme '\(scheme)' is not allowed; only http and https are fetched"
+            )
+        case .noSlashes:
+            FetchError(kind: .invalidURL, message: "URL has no '//' after the scheme: \(self.url.redactedURL)")
+        case .noHost:
+            FetchError(kind: .invalidURL, message: "URL has no host: \(self.url.redactedURL)")
+        }
     }
 }
 
@@ -202,7 +256,11 @@ extension String {
             schemeEnd = colon + 3
         }
         var authorityEnd = schemeEnd
-        while authorityEnd < bytes.endIndex, !"/?#".utf8.contains(bytes[authorityEnd]) {
+        while authorityEnd < bytes.endIndex {
+            let byte = bytes[authorityEnd]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                break
+            }
             authorityEnd += 1
         }
         if let at = bytes[schemeEnd..<authorityEnd].lastIndex(of: UInt8(ascii: "@")),
@@ -217,7 +275,10 @@ extension String {
         var pairStart = query + 1
         while pairStart < end {
             let pairEnd = bytes[pairStart..<end].firstIndex(of: UInt8(ascii: "&")) ?? end
-            if let eq = bytes[pairStart..<pairEnd].firstIndex(of: UInt8(ascii: "=")), eq - pairStart <= 12,
+            // The length test first: most query names cannot be a sensitive one, and then no
+            // String is built for them.
+            if let eq = bytes[pairStart..<pairEnd].firstIndex(of: UInt8(ascii: "=")),
+                eq - pairStart <= 12, (String.sensitiveNameLengths >> (eq - pairStart)) & 1 == 1,
                 String.sensitiveQueryNames.contains(String(decoding: bytes[pairStart..<eq], as: UTF8.self).lowercased())
             {
                 spans.append((eq + 1 - start)..<(pairEnd - start))
@@ -230,4 +291,6 @@ extension String {
     private static let sensitiveQueryNames: Set<String> = [
         "key", "token", "api_key", "apikey", "access_token", "password", "secret", "sig", "signature",
     ]
+    /// Bit n set when some name in ``sensitiveQueryNames`` is n bytes long.
+    private static let sensitiveNameLengths: Int = sensitiveQueryNames.reduce(0) { $0 | (1 << $1.utf8.count) }
 }

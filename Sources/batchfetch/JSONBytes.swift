@@ -14,7 +14,37 @@ struct JSONBytes {
     }
 
     mutating func int(_ value: Int) {
-        self.buffer.append(contentsOf: String(value).utf8)
+        if value < 0 {
+            self.buffer.append(UInt8(ascii: "-"))
+        }
+        self.digits(value.magnitude, minimumCount: 1)
+    }
+
+    /// A duration in milliseconds with three decimals (microsecond precision), e.g. `12.034`.
+    mutating func milliseconds(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        if micros < 0 {
+            self.buffer.append(UInt8(ascii: "-"))
+        }
+        self.digits(UInt(micros.magnitude / 1000), minimumCount: 1)
+        self.buffer.append(UInt8(ascii: "."))
+        self.digits(UInt(micros.magnitude % 1000), minimumCount: 3)
+    }
+
+    /// Decimal digits, left-padded with zeros to `minimumCount`, without building a String.
+    private mutating func digits(_ value: UInt, minimumCount: Int) {
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: UInt.max has 20 digits
+        withUnsafeMutableBytes(of: &scratch) { space in
+            var end = space.count
+            var rest = value
+            repeat {
+                end -= 1
+                space[end] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            } while rest > 0 || space.count - end < minimumCount
+            self.buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: space[end...]))
+        }
     }
 
     /// A JSON string literal; `nil` is written as `null`.

@@ -56,7 +56,7 @@ struct RecordWriter {
         self.json.raw(",\"bytes\":")
         self.json.int(response.body.count)
         self.json.raw(",\"time_ms\":")
-        self.json.raw(Self.milliseconds(response.timings.total))
+        self.json.milliseconds(response.timings.total)
         self.json.raw(",\"content_type\":")
         self.json.string(response.contentType)
         self.json.raw(",\"body\":")
@@ -142,12 +142,5 @@ struct RecordWriter {
         self.json.raw(",\"message\":")
         self.json.string(error.message)
         self.json.raw("}}\n")
-    }
-
-    static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        let fraction = String(micros % 1000)
-        return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }

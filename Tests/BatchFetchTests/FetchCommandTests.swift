@@ -57,6 +57,15 @@ struct FetchCommandTests {
             #expect(records.count == 50)
             #expect(Set(records.map(\.index)) == Set(0..<50))
             #expect(records.allSatisfy { $0.ok && $0.url == urls[$0.index] })
+            // time_ms is written digit by digit: milliseconds with exactly three decimals.
+            let times = output.stdout.split(separator: "\n").compactMap { line -> Substring? in
+                guard let start = line.range(of: "\"time_ms\":")?.upperBound else {
+                    return nil
+                }
+                return line[start...].prefix { $0 != "," }
+            }
+            #expect(times.count == 50)
+            #expect(times.allSatisfy { $0.wholeMatch(of: /(0|[1-9][0-9]*)\.[0-9]{3}/) != nil }, "\(times)")
         }
     }
 

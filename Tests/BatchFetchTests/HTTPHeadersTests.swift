@@ -25,4 +25,11 @@ struct HTTPHeadersTests {
         #expect(headers["x-a"] == "1")
         #expect(headers["x\u{0D}a"] == nil)
     }
+
+    @Test func namesMatchWholeAndTheLastLineNeedsNoBreak() {
+        let headers = HTTPHeaders(raw: Array("Content-Type-Options: nosniff\r\nContent-Type: text/plain".utf8))
+        #expect(headers["content-type"] == "text/plain")
+        #expect(headers["content-typ"] == nil)
+        #expect(headers.values(for: "content-type-options") == ["nosniff"])
+    }
 }

@@ -4,7 +4,11 @@ import Testing
 
 struct RequestTests {
     @Test func httpAndHTTPSURLsAreAccepted() {
-        for url in ["http://127.0.0.1:8080/a?b=c", "https://example.org", "HTTP://host/", "http://user:pw@host/x"] {
+        for url in [
+            "http://127.0.0.1:8080/a?b=c", "https://example.org", "HTTP://host/", "hTtPs://host",
+            "http://user:pw@host/x",
+            "http://a@b@host:1/",
+        ] {
             #expect(Request(url).validate() == nil, "\(url)")
         }
     }
@@ -22,6 +26,12 @@ struct RequestTests {
             ("ftp://host/file", .unsupportedScheme),
             ("gopher://host/", .unsupportedScheme),
             ("javascript:alert(1)", .unsupportedScheme),
+            ("httpx://host/", .unsupportedScheme),
+            ("htt://host/", .unsupportedScheme),
+            ("httpss://host/", .unsupportedScheme),
+            ("1http://host/", .invalidURL),
+            ("http://user@/x", .invalidURL),
+            ("http://user@:80/x", .invalidURL),
         ]
         for (url, kind) in cases {
             #expect(Request(url).validate()?.kind == kind, "\(url)")
@@ -44,5 +54,11 @@ struct RequestTests {
         #expect("http://user:pw@host/x".redactedURL == "http://user:***@host/x")
         #expect("https://h/p?api_key=abc&c=Cocktail".redactedURL == "https://h/p?api_key=***&c=Cocktail")
         #expect("https://h/p?c=Shot#frag".redactedURL == "https://h/p?c=Shot#frag")
+        for name in ["key", "TOKEN", "api_key", "ApiKey", "access_token", "password", "secret", "sig", "signature"] {
+            #expect("https://h/p?i=1&\(name)=v&x=2".redactedURL == "https://h/p?i=1&\(name)=***&x=2", "\(name)")
+        }
+        for name in ["keys", "tokens", "signatures", "k"] {
+            #expect("https://h/p?\(name)=v".redactedURL == "https://h/p?\(name)=v", "\(name)")
+        }
     }
 }
