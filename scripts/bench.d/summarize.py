@@ -10,7 +10,8 @@ import json
 import statistics
 import sys
 
-ORDER = ["batchfetch fetch", "batchfetch bench", "curl", "wrk", "async-http-client", "aiohttp"]
+ORDER = ["batchfetch crawl --details", "batchfetch fetch", "batchfetch bench", "curl", "libcurl floor (bare multi loop)",
+         "wrk", "async-http-client", "aiohttp"]
 
 
 def derive(run):
@@ -24,6 +25,7 @@ def derive(run):
         "cpu_us_per_req": cpu * 1e6 / requests,
         "max_rss_mb": run["max_rss_kb"] / 1024,
         "mb_s": req_s * run["mean_body_bytes"] / 1e6,
+        "requests": requests,
     }
 
 
@@ -43,7 +45,7 @@ def medians(runs):
     result = {}
     for (workload, tool), group in groups.items():
         entry = {"runs": group["runs"], "failed_runs": group["failed"]}
-        for field in ("req_s", "cpu_us_per_req", "max_rss_mb", "mb_s"):
+        for field in ("req_s", "cpu_us_per_req", "max_rss_mb", "mb_s", "requests"):
             values = [d[field] for d in group["derived"]]
             entry[field] = statistics.median(values) if values else None
             entry[field + "_all"] = values
@@ -61,18 +63,21 @@ def fmt(value, digits=0):
     return "–" if value is None else f"{value:,.{digits}f}"
 
 
-def table(workload, tools, show_mb):
+def table(workload, tools, show_mb, show_requests=False, note=None):
     curl = tools.get("curl", {})
     lines = [f"### {workload}", ""]
-    header = "| tool | req/s | ×curl | CPU µs/req | ×curl | peak RSS MB |"
-    rule = "|---|---:|---:|---:|---:|---:|"
+    if note:
+        lines += [note, ""]
+    header = "| tool |" + (" requests |" if show_requests else "") + " req/s | ×curl | CPU µs/req | ×curl | peak RSS MB |"
+    rule = "|---|" + ("---:|" if show_requests else "") + "---:|---:|---:|---:|---:|"
     if show_mb:
         header += " MB/s | ×curl |"
         rule += "---:|---:|"
     lines += [header + " ok runs |", rule + "---:|"]
     for tool in sorted(tools, key=lambda t: ORDER.index(t) if t in ORDER else len(ORDER)):
         m = tools[tool]
-        row = (f"| {tool} | {fmt(m['req_s'])} | {ratio(m['req_s'], curl.get('req_s'))} "
+        row = (f"| {tool} |" + (f" {fmt(m['requests'])} |" if show_requests else "")
+               + f" {fmt(m['req_s'])} | {ratio(m['req_s'], curl.get('req_s'))} "
                f"| {fmt(m['cpu_us_per_req'], 1)} | {ratio(m['cpu_us_per_req'], curl.get('cpu_us_per_req'))} "
                f"| {fmt(m['max_rss_mb'], 1)} |")
         if show_mb:
@@ -93,8 +98,18 @@ def main():
           f"127.0.0.1; dataset: {context['dataset']['source']}. MB/s counts body bytes only "
           f"(req/s × mean document size). wrk's req/s is its own count over its own duration (-d).")
     print()
+    w3 = context.get("w3", {})
     for workload in sorted(summary):
-        print(table(workload, summary[workload], show_mb=(workload == "W2")))
+        note = None
+        if workload == "W3" and "requests" in w3:
+            note = (f"`batchfetch crawl --details` (list, {w3['categories']} category filters, {w3['drinks']:,} "
+                    f"lookups: {w3['requests']:,} requests, {w3['mean_bytes']:,.0f} B mean) against the same "
+                    f"{w3['requests']:,} URLs fetched flat. Server: {w3['server']}.")
+        print(table(workload, summary[workload], show_mb=(workload == "W2"), show_requests=(workload == "W3"),
+                    note=note))
+        print()
+    if "skipped" in w3:
+        print(f"W3 (the crawl shape) skipped: {w3['skipped']}.")
         print()
     memory = [r for r in runs if r.get("kind") == "memory"]
     if memory:
