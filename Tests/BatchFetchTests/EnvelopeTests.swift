@@ -151,5 +151,21 @@ struct ResponsePolicyTests {
         #expect(ContentTypePolicy.json.accepts("application/problem+json"))
         #expect(ContentTypePolicy.json.accepts(nil))
         #expect(!ContentTypePolicy.json.accepts("text/html"))
+        #expect(ContentTypePolicy.json.accepts(" \tApplication/JSON ;charset=utf-8"))
+        #expect(ContentTypePolicy.json.accepts("TEXT/JSON"))
+        #expect(!ContentTypePolicy.json.accepts("application/jsonp"))
+        #expect(!ContentTypePolicy.json.accepts(""))
+        #expect(ContentTypePolicy.mediaType(of: "  Text/HTML\t; q=1") == "text/html")
+        #expect(ContentTypePolicy.mediaType(of: ";") == "")
+    }
+
+    @Test func whiteSpaceIsTrimmedLikeFoundationDoes() {
+        let cases = [
+            "Tequila", " 1 oz ", "\t2 cl\n", "\u{00A0}Lime\u{2003}", "  ", "", "a", " Crème de cassis", "Ümlaut ",
+        ]
+        for text in cases {
+            #expect(text.trimmingWhiteSpace() == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(text)")
+            #expect(text[...].trimmingWhiteSpace() == text.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
     }
 }

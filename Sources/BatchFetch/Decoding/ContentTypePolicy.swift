@@ -27,14 +27,29 @@ public struct ContentTypePolicy: Sendable, Hashable {
         if self.accepted.contains("*/*") {
             return true
         }
-        let mediaType =
-            header.split(separator: ";", maxSplits: 1).first.map {
-                $0.trimmingCharacters(in: .whitespaces).lowercased()
-            } ?? ""
+        let mediaType = Self.mediaType(of: header)
         if self.accepted.contains(mediaType) {
             return true
         }
         return self.accepted.contains("*/*+json") && mediaType.hasSuffix("+json")
+    }
+
+    /// The media type of a `Content-Type` value: what precedes any `;`, without surrounding
+    /// spaces or tabs, ASCII lower-cased. Over the UTF-8 bytes: this runs for every response.
+    static func mediaType(of header: String) -> String {
+        var bytes = header.utf8[...]
+        if let semicolon = bytes.firstIndex(of: UInt8(ascii: ";")) {
+            bytes = bytes[..<semicolon]
+        }
+        while let first = bytes.first, first == 0x20 || first == 0x09 {
+            bytes = bytes.dropFirst()
+        }
+        while let last = bytes.last, last == 0x20 || last == 0x09 {
+            bytes = bytes.dropLast()
+        }
+        return String(
+            decoding: bytes.lazy.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 },
+            as: UTF8.self)
     }
 
     /// Throws ``FetchError/Kind/wrongContentType`` unless the response's type is accepted.

@@ -45,8 +45,7 @@ public struct Drink: Sendable, Hashable {
     public var thumbnail: String? { self.value("strDrinkThumb") }
     /// `strTags`, split at commas and trimmed.
     public var tags: [String] {
-        (self.value("strTags") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
+        (self.value("strTags") ?? "").split(separator: ",").map { $0.trimmingWhiteSpace() }.filter { !$0.isEmpty }
     }
 
     /// Instructions by language: `EN` for `strInstructions`, then `ES`, `DE`, `FR`, `IT`, `ZH-HANS`, `ZH-HANT`.
@@ -84,13 +83,17 @@ public struct Drink: Sendable, Hashable {
         ]
         order += Drink.languages.map { "strInstructions" + $0 }
         order.append("strDrinkThumb")
-        order += (1...15).map { "strIngredient\($0)" }
-        order += (1...15).map { "strMeasure\($0)" }
+        order += Drink.ingredientFields
+        order += Drink.measureFields
         order += ["strImageSource", "strImageAttribution", "strCreativeCommonsConfirmed", "dateModified"]
         return order
     }()
 
     static let languages = ["ES", "DE", "FR", "IT", "ZH-HANS", "ZH-HANT"]
+
+    /// `strIngredient1` … `strIngredient15` and `strMeasure1` … `strMeasure15`, built once.
+    static let ingredientFields = (1...15).map { "strIngredient\($0)" }
+    static let measureFields = (1...15).map { "strMeasure\($0)" }
 
     private static let knownFields = Set(Drink.fieldOrder)
 
@@ -121,15 +124,15 @@ public struct Drink: Sendable, Hashable {
         self.name = (fields["strDrink"] ?? nil) ?? ""
         self.fields = fields
         var ingredients: [Ingredient] = []
-        for slot in 1...15 {
-            guard let raw = fields["strIngredient\(slot)"] ?? nil else {
+        for slot in 0..<15 {
+            guard let raw = fields[Drink.ingredientFields[slot]] ?? nil else {
                 continue
             }
-            let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            let name = raw.trimmingWhiteSpace()
             guard !name.isEmpty else {
                 continue
             }
-            let measure = (fields["strMeasure\(slot)"] ?? nil)?.trimmingCharacters(in: .whitespacesAndNewlines)
+            let measure = (fields[Drink.measureFields[slot]] ?? nil)?.trimmingWhiteSpace()
             ingredients.append(Ingredient(name: name, measure: measure?.isEmpty == false ? measure : nil))
         }
         self.ingredients = ingredients
