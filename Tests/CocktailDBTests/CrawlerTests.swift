@@ -123,6 +123,30 @@ struct CrawlerTests {
         Issue.record("no seed in 1...30 produced a failed facet with an intact list")
     }
 
+    @Test func errorStatusesCountAsFailedRequests() async throws {
+        // A 404 is a response, not a transport error; the summary must still count it as failed.
+        var engine = Engine.Configuration()
+        engine.retry = .none
+        for seed in UInt64(1)...UInt64(30) {
+            var faulty = ReplicaConfiguration()
+            faulty.seed = seed
+            faulty.faults.failRate = 0.2
+            faulty.faults.failStatuses = [404]
+            guard let broken = try? await self.crawl(CrawlOptions(), replica: faulty, engine: engine) else {
+                continue
+            }
+            let failed = broken.results.filter { $0.failure != nil }
+            guard !failed.isEmpty else {
+                continue
+            }
+            #expect(failed.allSatisfy { $0.failure?.kind == .httpStatus })
+            #expect(broken.summary.failedRequests == failed.count, "one failed filter request per failed facet")
+            #expect(broken.summary.requests == 1 + broken.results.count)
+            return
+        }
+        Issue.record("no seed in 1...30 produced a failed facet with an intact list")
+    }
+
     @Test func resumingChecksTheDoneFacetsAndSkipsThem() async throws {
         let done = ["Ordinary Drink", "Cocktail"]
         let (results, _, catalogue, _) = try await self.crawl(CrawlOptions(done: done))

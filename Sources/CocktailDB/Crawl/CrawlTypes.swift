@@ -133,7 +133,7 @@ public struct CrawlSummary: Sendable, Hashable, Codable {
     public var requests = 0
     /// Attempts beyond the first.
     public var retries = 0
-    /// Requests that failed after retries.
+    /// Requests that failed after retries: no response, or a status outside 2xx.
     public var failedRequests = 0
     /// Body bytes received.
     public var bytes = 0

@@ -220,7 +220,9 @@ struct CrawlRun {
         self.summary.requests += max(1, result.attempts)
         self.summary.retries += max(0, result.attempts - 1)
         self.summary.bytes += result.response?.body.count ?? 0
-        let failed = result.error != nil
+        // A request failed when it got no response or a status the decoders refuse (a 404 is a
+        // response, not a transport error, but the crawl cannot use it any more than a reset).
+        let failed = result.response.map { !StatusPolicy.successful.accepts($0.status) } ?? true
         if failed {
             self.summary.failedRequests += 1
         }
