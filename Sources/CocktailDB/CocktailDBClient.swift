@@ -52,7 +52,7 @@ public struct CocktailDBClient: Sendable {
     /// The drinks with a facet value (`filter.php`).
     public func drinks(with value: FacetValue) async throws(FetchError) -> [DrinkSummary] {
         let endpoint = Endpoint.filter(by: value.facet, value: value.name)
-        return try Self.decoder(for: endpoint).decodeList(DrinkSummary.self, from: try await self.response(endpoint))
+        return try Self.summaries(from: try await self.response(endpoint), endpoint: endpoint)
     }
 
     /// A drink's full record, or `nil` when there is no such drink.
@@ -109,6 +109,32 @@ public struct CocktailDBClient: Sendable {
             drinks.append(try Drink(fields: fields))
         }
         return drinks
+    }
+
+    /// The drink summaries of a `filter.php` response, read from the validated bytes like
+    /// ``drinks(from:endpoint:)``; `JSONDecoder` (and its error) for anything the fast path does
+    /// not read, including a summary without `idDrink` or `strDrink`.
+    public static func summaries(from response: Response, endpoint: Endpoint) throws(FetchError) -> [DrinkSummary] {
+        let decoder = Self.decoder(for: endpoint)
+        try decoder.status.check(response)
+        try decoder.contentType.check(response)
+        guard let slice = try decoder.envelope.list(in: response.body) else {
+            return []
+        }
+        if let objects = try? FlatJSON.objects(in: slice) {
+            var summaries: [DrinkSummary] = []
+            summaries.reserveCapacity(objects.count)
+            for fields in objects {
+                guard let id = fields["idDrink"] ?? nil, let name = fields["strDrink"] ?? nil else {
+                    break
+                }
+                summaries.append(DrinkSummary(id: id, name: name, thumbnail: fields["strDrinkThumb"] ?? nil))
+            }
+            if summaries.count == objects.count {
+                return summaries
+            }
+        }
+        return try slice.decode([DrinkSummary].self)
     }
 
     /// The decoding pipeline for an endpoint: 2xx, JSON, content under its envelope key.

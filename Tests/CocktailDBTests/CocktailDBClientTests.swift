@@ -1,5 +1,6 @@
 import BatchFetch
 import CocktailReplica
+import Foundation
 import Testing
 
 @testable import CocktailDB
@@ -29,6 +30,35 @@ struct CocktailDBClientTests {
                 let expected = try #require(server.catalogue.categories.first { $0.name == category.name })
                 #expect(drinks.map(\.id) == Array(expected.drinkIDs.prefix(100)), "\(category.name)")
             }
+        }
+    }
+
+    @Test func summariesReadFastAgreeWithJSONDecoder() async throws {
+        try await self.withClient { client, server in
+            for category in try await client.categories() {
+                let endpoint = Endpoint.filter(by: .category, value: category.name)
+                let response = try await client.engine.fetch(try client.api.request(endpoint)).outcome.get()
+                let fast = try CocktailDBClient.summaries(from: response, endpoint: endpoint)
+                let decoded = try CocktailDBClient.decoder(for: endpoint).decodeList(DrinkSummary.self, from: response)
+                #expect(fast == decoded, "\(category.name)")
+                #expect(!fast.isEmpty)
+            }
+        }
+        let endpoint = Endpoint.filter(by: .category, value: "Shot")
+        let reply = { (body: String) in
+            Response(
+                status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: Data(body.utf8),
+                effectiveURL: "http://127.0.0.1/x")
+        }
+        let escaped = #"{"drinks":[{"strDrink":"Caf\u00e9 \/ Tea","strDrinkThumb":null,"idDrink":"7"}]}"#
+        #expect(
+            try CocktailDBClient.summaries(from: reply(escaped), endpoint: endpoint)
+                == [DrinkSummary(id: "7", name: "Café / Tea", thumbnail: nil)])
+        #expect(try CocktailDBClient.summaries(from: reply(#"{"drinks":"None Found"}"#), endpoint: endpoint).isEmpty)
+        #expect(try CocktailDBClient.summaries(from: reply(#"{"drinks":null}"#), endpoint: endpoint).isEmpty)
+        // Without idDrink the fast path steps aside and JSONDecoder reports the missing key.
+        #expect(throws: FetchError.self) {
+            try CocktailDBClient.summaries(from: reply(#"{"drinks":[{"strDrink":"A"}]}"#), endpoint: endpoint)
         }
     }
 

@@ -109,8 +109,8 @@ struct CrawlRun {
                 let endpoint = Endpoint.filter(by: self.options.facet, value: plans[position].value.name)
                 do throws(FetchError) {
                     try endpoint.validate()
-                    plans[position].listed = try CocktailDBClient.decoder(for: endpoint).decodeList(
-                        DrinkSummary.self, from: result)
+                    plans[position].listed = try CocktailDBClient.summaries(
+                        from: try result.outcome.get(), endpoint: endpoint)
                     listedIDs[plans[position].value.name] = Set(plans[position].listed.map(\.id))
                 } catch {
                     plans[position].failure = CrawlFailure(
