@@ -26,6 +26,19 @@ struct JSONScannerTests {
         return String(decoding: Array(text.utf8)[range], as: UTF8.self)
     }
 
+    private func scan(bytes: [UInt8], path: [[UInt8]] = [], maxDepth: Int = 512) -> Result<
+        JSONScanner.Target, JSONScanner.Failure
+    > {
+        bytes.withUnsafeBytes { raw in
+            var scanner = JSONScanner(bytes: raw, path: path, maxDepth: maxDepth)
+            do throws(JSONScanner.Failure) {
+                return .success(try scanner.scan())
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
     @Test func validDocumentsAreAccepted() {
         let documents = [
             "{}", "[]", "0", "-0.5e+10", "\"a\"", "true", "false", "null", " { \"a\" : [ 1 , 2.5 , -3e2 , \"x\" ] } ",
@@ -138,5 +151,158 @@ struct JSONScannerTests {
         }
         // Both outcomes must be well represented, or the comparison proves little.
         #expect(validSeen > 300 && validSeen < 2700, "\(validSeen) of 3000 mutated documents were valid")
+    }
+
+    @Test func literalsAreComparedWholeAndNeverReadPastTheEnd() {
+        let cases: [(String, Int, String)] = [
+            ("t", 0, "expected 'true'"), ("tru", 0, "expected 'true'"), ("f", 0, "expected 'false'"),
+            ("fals", 0, "expected 'false'"), ("n", 0, "expected 'null'"), ("nul", 0, "expected 'null'"),
+            ("[fals", 1, "expected 'false'"), ("[nul", 1, "expected 'null'"), ("{\"a\":tru", 5, "expected 'true'"),
+            ("falsy", 0, "expected 'false'"), ("nuLl", 0, "expected 'null'"), ("trUe", 0, "expected 'true'"),
+            ("fa", 0, "expected 'false'"), ("nulll", 4, "after the document"), ("[truex]", 5, "expected ','"),
+            ("[false,nul]", 7, "expected 'null'"), ("[null,fals", 6, "expected 'false'"),
+        ]
+        for (document, offset, reason) in cases {
+            // An exact-size copy, so a load past the end would read outside the allocation.
+            let bytes = Array(document.utf8)
+            guard case .failure(let failure) = self.scan(bytes: bytes) else {
+                Issue.record("accepted invalid JSON: \(document)")
+                continue
+            }
+            #expect(failure.offset == offset, "\(document): \(failure.reason)")
+            #expect(failure.reason.contains(reason), "\(document): \(failure.reason)")
+        }
+        for document in ["true", "false", "null", "[true,false,null]", "{\"a\":false}", " null "] {
+            guard case .success = self.scan(bytes: Array(document.utf8)) else {
+                Issue.record("rejected valid JSON: \(document)")
+                continue
+            }
+        }
+    }
+
+    @Test func stringsEndingAtEveryWordBoundaryAreSliced() throws {
+        for length in 0...40 {
+            let text = String(repeating: "a", count: length)
+            // Every alignment of the string relative to the buffer, and every distance to the end.
+            for padding in 0..<8 {
+                let spaces = String(repeating: " ", count: padding)
+                let document = spaces + #"{"k":""# + text + #""}"# + spaces
+                #expect(self.slice(document, "k") == "\"\(text)\"", "length \(length), padding \(padding)")
+                let bare = spaces + "\"" + text + "\""
+                #expect(self.slice(bare, "") == "\"\(text)\"", "length \(length), padding \(padding)")
+                guard case .failure(let failure) = self.scan(spaces + "\"" + text) else {
+                    Issue.record("accepted an unterminated string of \(length) bytes")
+                    continue
+                }
+                #expect(failure.offset == padding)
+                #expect(failure.reason == "unterminated string")
+            }
+        }
+    }
+
+    @Test func specialBytesAreFoundAtEveryOffsetInAString() {
+        let valid: [[UInt8]] = [
+            Array(#"\/"#.utf8), Array(#"\""#.utf8), Array(#"\\"#.utf8), Array(#"\u00e9"#.utf8), Array("é".utf8),
+            Array("€".utf8), Array("🍸".utf8), [0x7F],
+        ]
+        // Each invalid sequence with the offset of the error from the sequence's start.
+        let invalid: [([UInt8], Int, String)] = [
+            ([0x01], 0, "control character"), ([0x1F], 0, "control character"), ([0x0A], 0, "control character"),
+            (Array(#"\x"#.utf8), 0, "invalid escape"), (Array(#"\u12G4"#.utf8), 0, "\\u escape"),
+            ([0xFF], 0, "UTF-8"), ([0x80], 0, "UTF-8"), ([0xC3, 0x28], 0, "UTF-8"), ([0xED, 0xA0, 0x80], 0, "UTF-8"),
+            ([0xF0, 0x9F, 0x8D], 0, "UTF-8"),
+        ]
+        for offset in 0..<34 {
+            let before = [UInt8](repeating: UInt8(ascii: "a"), count: offset)
+            let after = [UInt8](repeating: UInt8(ascii: "b"), count: 34 - offset)
+            for sequence in valid {
+                let document =
+                    [UInt8(ascii: "[")] + [UInt8(ascii: "\"")] + before + sequence + after + Array("\"]".utf8)
+                guard case .success = self.scan(bytes: document) else {
+                    Issue.record("rejected \(sequence) at offset \(offset)")
+                    continue
+                }
+            }
+            for (sequence, errorOffset, reason) in invalid {
+                let document =
+                    [UInt8(ascii: "[")] + [UInt8(ascii: "\"")] + before + sequence + after + Array("\"]".utf8)
+                guard case .failure(let failure) = self.scan(bytes: document) else {
+                    Issue.record("accepted \(sequence) at offset \(offset)")
+                    continue
+                }
+                #expect(failure.offset == 2 + offset + errorOffset, "\(sequence) at \(offset): \(failure.reason)")
+                #expect(failure.reason.contains(reason), "\(sequence) at \(offset): \(failure.reason)")
+            }
+            // The same sequences cut off by the end of the buffer.
+            let open = [UInt8(ascii: "\"")] + before
+            #expect(self.failureOffset(open + Array(#"\"#.utf8)) == 1 + offset)
+            #expect(self.failureOffset(open + Array(#"\u00"#.utf8)) == 1 + offset)
+            #expect(self.failureOffset(open + [0xE2, 0x82]) == 1 + offset)
+            #expect(self.failureOffset(open + Array(#"\/"#.utf8)) == 0)
+        }
+    }
+
+    private func failureOffset(_ bytes: [UInt8]) -> Int? {
+        guard case .failure(let failure) = self.scan(bytes: bytes) else {
+            return nil
+        }
+        return failure.offset
+    }
+
+    @Test func nestingIsCheckedAtTheLimitAndAcrossDeepLevels() {
+        let atLimit = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        guard case .success = self.scan(atLimit) else {
+            Issue.record("rejected nesting exactly at the limit")
+            return
+        }
+        let overLimit = String(repeating: "[", count: 513) + String(repeating: "]", count: 513)
+        #expect(self.failureOffset(Array(overLimit.utf8)) == 512)
+        // Objects and arrays alternating past 64 levels, where the kinds leave the first word.
+        for depth in [63, 64, 65, 66, 130] {
+            let open = String(repeating: #"{"k":["#, count: depth)
+            let close = String(repeating: "]}", count: depth)
+            let document = open + "1" + close
+            guard case .success(.found(let range, .array)) = self.scan(document, path: "k") else {
+                Issue.record("depth \(depth): \(self.scan(document, path: "k"))")
+                continue
+            }
+            #expect(range == 5..<(document.utf8.count - 1))
+            // A wrong closing bracket at every level is found, at its offset.
+            for level in 0..<depth {
+                var bytes = Array(document.utf8)
+                let index = open.utf8.count + 1 + 2 * level
+                bytes[index] = bytes[index] == UInt8(ascii: "]") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                #expect(self.failureOffset(bytes) == index, "depth \(depth), level \(level)")
+                let other = index + 1
+                bytes = Array(document.utf8)
+                bytes[other] = bytes[other] == UInt8(ascii: "]") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                #expect(self.failureOffset(bytes) == other, "depth \(depth), level \(level)")
+            }
+        }
+    }
+
+    /// Agreement with Foundation's parser on random strings full of the bytes the word-at-a-time
+    /// search must stop at, at every length and alignment.
+    @Test func agreesWithJSONSerializationOnRandomStrings() {
+        let alphabet: [UInt8] =
+            Array(#"ab"\/nu0eE"#.utf8) + [0x01, 0x1F, 0x20, 0x7F, 0x80, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0xFF]
+        var generator = SeededGenerator(seed: 8259)
+        var validSeen = 0
+        for _ in 0..<4000 {
+            var content = [UInt8](repeating: UInt8(ascii: "a"), count: Int.random(in: 0...40, using: &generator))
+            for _ in 0..<Int.random(in: 0...2, using: &generator) where !content.isEmpty {
+                content[Int.random(in: 0..<content.count, using: &generator)] =
+                    alphabet.randomElement(using: &generator)!
+            }
+            let document = [UInt8(ascii: "[")] + [UInt8(ascii: "\"")] + content + Array("\"]".utf8)
+            let foundation = (try? JSONSerialization.jsonObject(with: Data(document))) != nil
+            let ours = document.withUnsafeBytes { raw in
+                var scanner = JSONScanner(bytes: raw, path: [], maxDepth: 512)
+                return (try? scanner.scan()) != nil
+            }
+            #expect(ours == foundation, "\(document)")
+            validSeen += foundation ? 1 : 0
+        }
+        #expect(validSeen > 400 && validSeen < 3600, "\(validSeen) of 4000 random strings were valid")
     }
 }

@@ -4,8 +4,8 @@
 /// It checks the whole document against RFC 8259 (structure, string escapes, UTF-8, number
 /// grammar), iteratively with an explicit stack so hostile nesting cannot overflow the thread's
 /// stack, and records the byte range of the first value found at the key path. Strings, which
-/// make up most of an API document, are skipped eight bytes at a time (SWAR): a word with no
-/// quote, backslash, control or non-ASCII byte needs no per-byte work.
+/// make up most of an API document, are skipped sixteen bytes at a time (SWAR over two words): a
+/// run with no quote, backslash, control or non-ASCII byte needs no per-byte work.
 ///
 /// Threading: a value type used by one thread at a time.
 struct JSONScanner {
@@ -29,17 +29,6 @@ struct JSONScanner {
     private let count: Int
     private let path: [[UInt8]]
     private let maxDepth: Int
-    private var position = 0
-
-    // Key-path tracking: see `scan()`.
-    private var matched = 0
-    private var onPathDepth = -1
-    private var expectOnPathObject = false
-    private var frozen = false
-    private var captureStart = -1
-    private var captureDepth = -1
-    private var captureKind = JSONValueKind.null
-    private var result: Target?
 
     // Immutable after initialisation and never written through.
     nonisolated(unsafe) private static let emptyBase: UnsafePointer<UInt8> = {
@@ -55,249 +44,325 @@ struct JSONScanner {
         self.count = bytes.count
         self.path = path
         self.maxDepth = maxDepth
-        // With a key path, the document itself must be an object: the first value is on the path.
-        self.expectOnPathObject = !path.isEmpty
     }
 
     /// Validates the whole document and locates the key path.
+    ///
+    /// All state lives in locals so the optimiser keeps it in registers across the hot loop; the
+    /// key-path bookkeeping costs one compare per value (`watch`), per key and per closing
+    /// bracket (`keyDepth`) and per value end (`captureDepth`), and the rare events are handled
+    /// out of the way.
     mutating func scan() throws(Failure) -> Target {
-        // `stack` holds one byte per open container: `{` or `[`. Depth d of an object is its index.
-        var stack: [UInt8] = []
-        stack.reserveCapacity(16)
-        self.skipWhitespace()
+        let base = self.base
+        let count = self.count
+        var position = self.skipWhitespace(from: 0)
+
+        // The open containers: `depth` of them, the innermost an object when `inObject`. Their
+        // kinds are a bit stack (bit i set: level i is an object), spilling past 64 levels.
+        var depth = 0
+        var inObject = false
+        var kinds: UInt64 = 0
+        var deepKinds: [Bool] = []
+
+        // Key-path tracking. `matched` components have been found; the object that should hold
+        // the next one is at level `keyDepth` (-1 before it opens, -2 once the outcome is known).
+        var matched = 0
+        var keyDepth = -1
+        // The next value is the root or follows a matched key: it must be an object (more
+        // components to find) or it is the one to capture.
+        var watch = true
+        var expectObject = !self.path.isEmpty
+        var captureStart = -1
+        // The value being captured ends when a value ends at this depth; -1 when none is pending.
+        var captureDepth = -1
+        var captureKind = JSONValueKind.null
+        var result: Target?
         if self.path.isEmpty {
-            self.captureStart = self.position
-            self.captureDepth = 0
-            self.frozen = true
+            captureStart = position
+            captureDepth = 0
+            keyDepth = -2
         }
-        var expectingValue = true
+
         while true {
-            if expectingValue {
-                let start = self.position
-                guard self.position < self.count else {
-                    throw Failure(offset: self.position, reason: "unexpected end of input, expected a value")
-                }
-                let byte = self.base[self.position]
+            // A value starts at `position` (whitespace already skipped).
+            guard position < count else {
+                throw Failure(offset: position, reason: "unexpected end of input, expected a value")
+            }
+            let byte = base[position]
+            if watch {
+                watch = false
                 let kind = Self.kind(startingWith: byte)
-                if self.captureStart == start {
-                    self.captureKind = kind ?? .null
+                if position == captureStart {
+                    captureKind = kind ?? .null
                 }
-                if self.expectOnPathObject {
-                    self.expectOnPathObject = false
-                    if kind != .object {
-                        self.result = .notAnObject(component: self.matched, found: kind ?? .null)
-                        self.frozen = true
+                if expectObject {
+                    expectObject = false
+                    if byte == UInt8(ascii: "{") {
+                        keyDepth = depth
+                    } else {
+                        result = .notAnObject(component: matched, found: kind ?? .null)
+                        keyDepth = -2
                     }
                 }
-                switch byte {
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    guard stack.count < self.maxDepth else {
-                        throw Failure(offset: self.position, reason: "nesting deeper than \(self.maxDepth) levels")
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                position = try self.string(at: position)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard depth < self.maxDepth else {
+                    throw Failure(offset: position, reason: "nesting deeper than \(self.maxDepth) levels")
+                }
+                let isObject = byte == UInt8(ascii: "{")
+                if depth < 64 {
+                    kinds = isObject ? kinds | (1 << UInt64(depth)) : kinds & ~(1 << UInt64(depth))
+                } else {
+                    deepKinds.append(isObject)
+                }
+                depth += 1
+                inObject = isObject
+                position = self.skipWhitespace(from: position + 1)
+                // `{` + 2 is `}` and `[` + 2 is `]`: an empty container is closed by the code after a value.
+                if position == count || base[position] != byte &+ 2 {
+                    if isObject {
+                        let key: Range<Int>
+                        (position, key) = try self.member(at: position)
+                        if depth - 1 == keyDepth && self.key(key, is: matched) {
+                            matched += 1
+                            watch = true
+                            if matched == self.path.count {
+                                captureStart = position
+                                captureDepth = depth
+                                keyDepth = -2
+                            } else {
+                                expectObject = true
+                            }
+                        }
                     }
-                    stack.append(byte)
-                    self.position += 1
-                    if byte == UInt8(ascii: "{") && !self.frozen && stack.count - 1 == self.matched
-                        && (self.onPathDepth == stack.count - 2 || stack.count == 1)
-                    {
-                        self.onPathDepth = stack.count - 1
+                    continue
+                }
+            case UInt8(ascii: "t"):
+                guard position + 4 <= count, self.word32(at: position) == Self.trueWord else {
+                    throw Failure(offset: position, reason: "invalid literal (expected 'true')")
+                }
+                position += 4
+            case UInt8(ascii: "f"):
+                // The 'f' is matched: compare the other four bytes in one load.
+                guard position + 5 <= count, self.word32(at: position + 1) == Self.alseWord else {
+                    throw Failure(offset: position, reason: "invalid literal (expected 'false')")
+                }
+                position += 5
+            case UInt8(ascii: "n"):
+                guard position + 4 <= count, self.word32(at: position) == Self.nullWord else {
+                    throw Failure(offset: position, reason: "invalid literal (expected 'null')")
+                }
+                position += 4
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                position = try self.number(at: position)
+            default:
+                throw Failure(offset: position, reason: "unexpected \(Self.describe(byte)), expected a value")
+            }
+
+            // After a value: a separator, a closing bracket, or the end of the document.
+            while true {
+                if depth == captureDepth {
+                    result = .found(captureStart..<position, captureKind)
+                    captureDepth = -1
+                }
+                guard position < count else {
+                    guard depth == 0 else {
+                        throw Failure(
+                            offset: position,
+                            reason: "unexpected end of input inside \(inObject ? "an object" : "an array")")
                     }
-                    self.skipWhitespace()
-                    let close: UInt8 = byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
-                    if self.position < self.count && self.base[self.position] == close {
-                        self.position += 1
-                        self.closeContainer(&stack)
-                        expectingValue = false
-                    } else if byte == UInt8(ascii: "{") {
-                        try self.member(depth: stack.count - 1)
-                    }
-                    if expectingValue {
+                    return result ?? .missing(component: matched)
+                }
+                var byte = base[position]
+                if byte <= 0x20 {
+                    position = self.skipWhitespace(from: position)
+                    guard position < count else {
                         continue
                     }
-                case UInt8(ascii: "\""):
-                    _ = try self.string()
-                case UInt8(ascii: "t"):
-                    try self.literal("true")
-                case UInt8(ascii: "f"):
-                    try self.literal("false")
-                case UInt8(ascii: "n"):
-                    try self.literal("null")
-                case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                    try self.number()
-                default:
-                    throw Failure(offset: self.position, reason: "unexpected \(Self.describe(byte)), expected a value")
+                    byte = base[position]
                 }
-                expectingValue = false
-                self.valueEnded(depth: stack.count)
-            }
-            // After a value: a separator, a closing bracket, or the end of the document.
-            self.skipWhitespace()
-            guard let top = stack.last else {
-                guard self.position == self.count else {
+                guard depth > 0 else {
+                    throw Failure(offset: position, reason: "unexpected \(Self.describe(byte)) after the document")
+                }
+                position += 1
+                if byte == UInt8(ascii: ",") {
+                    position = self.skipWhitespace(from: position)
+                    if inObject {
+                        let key: Range<Int>
+                        (position, key) = try self.member(at: position)
+                        if depth - 1 == keyDepth && self.key(key, is: matched) {
+                            matched += 1
+                            watch = true
+                            if matched == self.path.count {
+                                captureStart = position
+                                captureDepth = depth
+                                keyDepth = -2
+                            } else {
+                                expectObject = true
+                            }
+                        }
+                    }
+                    break
+                }
+                guard byte == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
                     throw Failure(
-                        offset: self.position,
-                        reason: "unexpected \(Self.describe(self.base[self.position])) after the document")
+                        offset: position - 1,
+                        reason: "unexpected \(Self.describe(byte)), expected ',' or '\(inObject ? "}" : "]")'")
                 }
-                return self.result ?? .missing(component: self.matched)
-            }
-            guard self.position < self.count else {
-                throw Failure(
-                    offset: self.position,
-                    reason: "unexpected end of input inside \(top == UInt8(ascii: "{") ? "an object" : "an array")")
-            }
-            let byte = self.base[self.position]
-            self.position += 1
-            if byte == UInt8(ascii: ",") {
-                self.skipWhitespace()
-                if top == UInt8(ascii: "{") {
-                    try self.member(depth: stack.count - 1)
+                if depth - 1 == keyDepth {
+                    result = .missing(component: matched)
+                    keyDepth = -2
                 }
-                expectingValue = true
-            } else if (byte == UInt8(ascii: "}") && top == UInt8(ascii: "{"))
-                || (byte == UInt8(ascii: "]") && top == UInt8(ascii: "["))
-            {
-                self.closeContainer(&stack)
-            } else {
-                throw Failure(
-                    offset: self.position - 1,
-                    reason:
-                        "unexpected \(Self.describe(byte)), expected ',' or '\(top == UInt8(ascii: "{") ? "}" : "]")'")
+                depth -= 1
+                if depth >= 64 {
+                    deepKinds.removeLast()
+                }
+                if depth > 0 {
+                    inObject = depth <= 64 ? kinds & (1 << UInt64(depth - 1)) != 0 : deepKinds[depth - 65]
+                }
             }
         }
     }
 
-    /// Parses `"key" :` in an object at `depth`, and checks the key against the path.
-    private mutating func member(depth: Int) throws(Failure) {
-        guard self.position < self.count, self.base[self.position] == UInt8(ascii: "\"") else {
-            throw Failure(offset: self.position, reason: "expected a string key in an object")
+    /// Parses `"key" :` and the whitespace after it.
+    /// - Returns: where the value starts, and the key's raw bytes (without the quotes).
+    @inline(__always)
+    private func member(at start: Int) throws(Failure) -> (next: Int, key: Range<Int>) {
+        guard start < self.count, self.base[start] == UInt8(ascii: "\"") else {
+            throw Failure(offset: start, reason: "expected a string key in an object")
         }
-        let keyStart = self.position + 1
-        let hasEscapes = try self.string()
-        let keyEnd = self.position - 1
-        self.skipWhitespace()
-        guard self.position < self.count, self.base[self.position] == UInt8(ascii: ":") else {
-            throw Failure(offset: self.position, reason: "expected ':' after an object key")
-        }
-        self.position += 1
-        self.skipWhitespace()
-        guard !self.frozen, depth == self.onPathDepth, depth == self.matched else {
-            return
-        }
-        let component = self.path[self.matched]
-        let equal: Bool
-        if hasEscapes {
-            equal =
-                Self.unescape(UnsafeBufferPointer(start: self.base + keyStart, count: keyEnd - keyStart)) == component
-        } else {
-            equal = component.withUnsafeBufferPointer { wanted in
-                wanted.count == keyEnd - keyStart && memcmpEqual(wanted.baseAddress, self.base + keyStart, wanted.count)
+        let end = try self.string(at: start)
+        var position = end
+        // Minified documents have no whitespace before the colon: one compare answers that.
+        if position >= self.count || self.base[position] != UInt8(ascii: ":") {
+            position = self.skipWhitespace(from: position)
+            guard position < self.count, self.base[position] == UInt8(ascii: ":") else {
+                throw Failure(offset: position, reason: "expected ':' after an object key")
             }
         }
-        guard equal else {
-            return
-        }
-        self.matched += 1
-        if self.matched == self.path.count {
-            self.captureStart = self.position
-            self.captureDepth = depth + 1
-            self.frozen = true
-        } else {
-            self.expectOnPathObject = true
-        }
+        return (self.skipWhitespace(from: position + 1), start + 1..<end - 1)
     }
 
-    private mutating func closeContainer(_ stack: inout [UInt8]) {
-        let depth = stack.count - 1
-        stack.removeLast()
-        if depth == self.onPathDepth && !self.frozen {
-            // The object that should hold the next path component closed without it.
-            self.result = .missing(component: self.matched)
-            self.frozen = true
+    /// Whether the raw key bytes in `key` decode to path component `index`.
+    private func key(_ key: Range<Int>, is index: Int) -> Bool {
+        let raw = UnsafeBufferPointer(start: self.base + key.lowerBound, count: key.count)
+        let component = self.path[index]
+        // Every escape starts with a backslash, and a valid string has no other.
+        if raw.contains(UInt8(ascii: "\\")) {
+            return Self.unescape(raw) == component
         }
-        self.valueEnded(depth: stack.count)
-    }
-
-    private mutating func valueEnded(depth: Int) {
-        if self.captureStart >= 0 && self.result == nil && depth == self.captureDepth {
-            self.result = .found(self.captureStart..<self.position, self.captureKind)
-        }
+        return raw.elementsEqual(component)
     }
 
     // MARK: - scalars
 
-    /// Skips a string starting at the opening quote. - Returns: whether it contains escapes.
-    private mutating func string() throws(Failure) -> Bool {
-        let open = self.position
-        self.position += 1
-        var escaped = false
-        let quotes: UInt64 = 0x2222_2222_2222_2222
-        let backslashes: UInt64 = 0x5C5C_5C5C_5C5C_5C5C
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let raw = UnsafeRawPointer(self.base)
-        let wordEnd = self.count - 8
+    /// Skips a string starting at the opening quote. - Returns: the offset after the closing quote.
+    ///
+    /// Sixteen bytes (two words) per step: most strings in API documents (keys, short values) end
+    /// within the first step, so the loop rarely takes a second, hard-to-predict turn. Only a
+    /// plain string ending in a quote is handled inline; escapes, UTF-8, errors and the last bytes
+    /// of the buffer continue out of line, which keeps the two inlined copies (keys and values)
+    /// small.
+    @inline(__always)
+    private func string(at open: Int) throws(Failure) -> Int {
+        // Wrapping arithmetic: offsets are at most `count`, far from overflowing, and the
+        // optimiser then keeps a single induction variable.
+        let lastPair = self.count &- 16
+        var cursor = open &+ 1
+        while cursor <= lastPair {
+            let first = Self.specialBytes(self.word64(at: cursor))
+            let second = Self.specialBytes(self.word64(at: cursor &+ 8))
+            if first | second != 0 {
+                cursor &+= first != 0 ? first.trailingZeroBitCount &>> 3 : 8 &+ second.trailingZeroBitCount &>> 3
+                if self.base[cursor] == UInt8(ascii: "\"") {
+                    return cursor &+ 1
+                }
+                break
+            }
+            cursor &+= 16
+        }
+        return try self.stringTail(open: open, at: cursor)
+    }
+
+    /// The rest of a string from `start`: escapes, UTF-8 sequences, control characters (rejected)
+    /// and the last few bytes of the buffer, where a whole word cannot be loaded.
+    @inline(never)
+    private func stringTail(open: Int, at start: Int) throws(Failure) -> Int {
+        var position = start
         while true {
-            // Locals, not properties, in the hot loop: the optimiser keeps them in registers.
-            var cursor = self.position
-            while cursor <= wordEnd {
-                let word = raw.loadUnaligned(fromByteOffset: cursor, as: UInt64.self)
-                let q = word ^ quotes
-                let b = word ^ backslashes
-                let special = ((q &- ones) & ~q) | ((b &- ones) & ~b) | ((word &- 0x2020_2020_2020_2020) & ~word) | word
-                if special & highs != 0 {
-                    // Skip the plain bytes before the first special one.
-                    cursor += (special & highs).trailingZeroBitCount >> 3
+            while position + 8 <= self.count {
+                let special = Self.specialBytes(self.word64(at: position))
+                if special != 0 {
+                    position += special.trailingZeroBitCount >> 3
                     break
                 }
-                cursor += 8
+                position += 8
             }
-            self.position = cursor
-            guard self.position < self.count else {
+            guard position < self.count else {
                 throw Failure(offset: open, reason: "unterminated string")
             }
-            let byte = self.base[self.position]
+            let byte = self.base[position]
             switch byte {
             case UInt8(ascii: "\""):
-                self.position += 1
-                return escaped
+                return position + 1
             case UInt8(ascii: "\\"):
-                escaped = true
-                try self.escape()
+                position = try self.escape(at: position)
             case 0..<0x20:
                 throw Failure(
-                    offset: self.position, reason: "unescaped control character \(Self.describe(byte)) in a string")
+                    offset: position, reason: "unescaped control character \(Self.describe(byte)) in a string")
             case 0x80...:
-                try self.utf8Sequence()
+                position = try self.utf8Sequence(at: position)
             default:
-                self.position += 1
+                position += 1
             }
         }
     }
 
-    private mutating func escape() throws(Failure) {
-        guard self.position + 1 < self.count else {
-            throw Failure(offset: self.position, reason: "unterminated escape sequence")
+    /// The high bit of each byte of `word` (little-endian) that is a quote, a backslash, a control
+    /// character or not ASCII. Only the lowest set bit is exact, which is all the callers use.
+    ///
+    /// A byte's high bit after `x - 0x01` (x = byte ^ 0x22 or byte ^ 0x5C) is set when x is 0 (the
+    /// byte sought) or x > 0x80, and after `byte - 0x20` when byte < 0x20 or byte >= 0xA0; the
+    /// false positives all have byte >= 0x80, which `| word` flags anyway, so the usual `& ~x`
+    /// masks are not needed. A borrow into the next byte only comes from a flagged byte, so it
+    /// can only add flags above the lowest one.
+    @inline(__always)
+    private static func specialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let q = word ^ 0x2222_2222_2222_2222
+        let b = word ^ 0x5C5C_5C5C_5C5C_5C5C
+        return ((q &- ones) | (b &- ones) | (word &- 0x2020_2020_2020_2020) | word) & 0x8080_8080_8080_8080
+    }
+
+    /// Checks the escape at `position` (a backslash). - Returns: the offset after it.
+    private func escape(at position: Int) throws(Failure) -> Int {
+        guard position + 1 < self.count else {
+            throw Failure(offset: position, reason: "unterminated escape sequence")
         }
-        switch self.base[self.position + 1] {
+        switch self.base[position + 1] {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-            self.position += 2
+            return position + 2
         case UInt8(ascii: "u"):
-            guard self.position + 6 <= self.count,
-                (2..<6).allSatisfy({ Self.hexValue(self.base[self.position + $0]) != nil })
+            guard position + 6 <= self.count,
+                (2..<6).allSatisfy({ Self.hexValue(self.base[position + $0]) != nil })
             else {
-                throw Failure(offset: self.position, reason: "invalid \\u escape (expected four hex digits)")
+                throw Failure(offset: position, reason: "invalid \\u escape (expected four hex digits)")
             }
-            self.position += 6
+            return position + 6
         default:
             throw Failure(
-                offset: self.position,
-                reason: "invalid escape sequence '\\\(Self.describe(self.base[self.position + 1]))'")
+                offset: position, reason: "invalid escape sequence '\\\(Self.describe(self.base[position + 1]))'")
         }
     }
 
     /// Validates one multi-byte UTF-8 sequence (no overlongs, no surrogates, at most U+10FFFF).
-    private mutating func utf8Sequence() throws(Failure) {
-        let lead = self.base[self.position]
+    /// - Returns: the offset after it.
+    private func utf8Sequence(at position: Int) throws(Failure) -> Int {
+        let lead = self.base[position]
         let length: Int
         var lower: UInt8 = 0x80
         var upper: UInt8 = 0xBF
@@ -310,77 +375,102 @@ struct JSONScanner {
         case 0xF1...0xF3: length = 4
         case 0xF4: length = 4; upper = 0x8F
         default:
-            throw Failure(offset: self.position, reason: "invalid UTF-8 byte 0x\(String(lead, radix: 16))")
+            throw Failure(offset: position, reason: "invalid UTF-8 byte 0x\(String(lead, radix: 16))")
         }
-        guard self.position + length <= self.count else {
-            throw Failure(offset: self.position, reason: "truncated UTF-8 sequence")
+        guard position + length <= self.count else {
+            throw Failure(offset: position, reason: "truncated UTF-8 sequence")
         }
-        let second = self.base[self.position + 1]
+        let second = self.base[position + 1]
         guard second >= lower && second <= upper else {
-            throw Failure(offset: self.position, reason: "invalid UTF-8 sequence")
+            throw Failure(offset: position, reason: "invalid UTF-8 sequence")
         }
-        for i in 2..<length where self.base[self.position + i] & 0xC0 != 0x80 {
-            throw Failure(offset: self.position, reason: "invalid UTF-8 sequence")
+        for i in 2..<length where self.base[position + i] & 0xC0 != 0x80 {
+            throw Failure(offset: position, reason: "invalid UTF-8 sequence")
         }
-        self.position += length
+        return position + length
     }
 
-    private mutating func literal(_ word: StaticString) throws(Failure) {
-        let length = word.utf8CodeUnitCount
-        guard self.position + length <= self.count, memcmpEqual(word.utf8Start, self.base + self.position, length)
-        else {
-            throw Failure(offset: self.position, reason: "invalid literal (expected '\(word)')")
-        }
-        self.position += length
+    // The literals as little-endian 32-bit words, each compared in one load instead of byte by byte.
+    private static let trueWord: UInt32 = 0x6575_7274  // "true"
+    private static let alseWord: UInt32 = 0x6573_6C61  // "alse", after the 'f' of "false"
+    private static let nullWord: UInt32 = 0x6C6C_756E  // "null"
+
+    /// Eight bytes at `offset` as a little-endian word; the caller checks `offset + 8 <= count`.
+    @inline(__always)
+    private func word64(at offset: Int) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(self.base).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
-    private mutating func number() throws(Failure) {
-        let start = self.position
-        if self.base[self.position] == UInt8(ascii: "-") {
-            self.position += 1
+    /// Four bytes at `offset` as a little-endian word; the caller checks `offset + 4 <= count`.
+    @inline(__always)
+    private func word32(at offset: Int) -> UInt32 {
+        UInt32(littleEndian: UnsafeRawPointer(self.base).loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    /// Checks a number starting at `start` (a '-' or a digit). - Returns: the offset after it.
+    private func number(at start: Int) throws(Failure) -> Int {
+        var position = start
+        if self.base[position] == UInt8(ascii: "-") {
+            position += 1
         }
-        guard self.position < self.count, Self.isDigit(self.base[self.position]) else {
+        guard position < self.count, Self.isDigit(self.base[position]) else {
             throw Failure(offset: start, reason: "invalid number")
         }
-        if self.base[self.position] == UInt8(ascii: "0") {
-            self.position += 1
+        if self.base[position] == UInt8(ascii: "0") {
+            position += 1
         } else {
-            self.skipDigits()
+            position = self.skipDigits(from: position)
         }
-        if self.position < self.count && self.base[self.position] == UInt8(ascii: ".") {
-            self.position += 1
-            guard self.position < self.count, Self.isDigit(self.base[self.position]) else {
+        if position < self.count && self.base[position] == UInt8(ascii: ".") {
+            position += 1
+            guard position < self.count, Self.isDigit(self.base[position]) else {
                 throw Failure(offset: start, reason: "invalid number (no digits after '.')")
             }
-            self.skipDigits()
+            position = self.skipDigits(from: position)
         }
-        if self.position < self.count && (self.base[self.position] | 0x20) == UInt8(ascii: "e") {
-            self.position += 1
-            if self.position < self.count
-                && (self.base[self.position] == UInt8(ascii: "+") || self.base[self.position] == UInt8(ascii: "-"))
+        if position < self.count && (self.base[position] | 0x20) == UInt8(ascii: "e") {
+            position += 1
+            if position < self.count
+                && (self.base[position] == UInt8(ascii: "+") || self.base[position] == UInt8(ascii: "-"))
             {
-                self.position += 1
+                position += 1
             }
-            guard self.position < self.count, Self.isDigit(self.base[self.position]) else {
+            guard position < self.count, Self.isDigit(self.base[position]) else {
                 throw Failure(offset: start, reason: "invalid number (no digits in the exponent)")
             }
-            self.skipDigits()
+            position = self.skipDigits(from: position)
         }
+        return position
     }
 
-    private mutating func skipDigits() {
-        while self.position < self.count && Self.isDigit(self.base[self.position]) {
-            self.position += 1
+    @inline(__always)
+    private func skipDigits(from start: Int) -> Int {
+        var position = start
+        while position < self.count && Self.isDigit(self.base[position]) {
+            position += 1
         }
+        return position
     }
 
-    private mutating func skipWhitespace() {
-        while self.position < self.count {
-            switch self.base[self.position] {
-            case 0x20, 0x0A, 0x0D, 0x09: self.position += 1
-            default: return
+    @inline(__always)
+    private func skipWhitespace(from start: Int) -> Int {
+        // Minified documents (most API responses) have none: one compare answers that.
+        guard start < self.count && self.base[start] <= 0x20 else {
+            return start
+        }
+        return self.skipWhitespaceRun(from: start)
+    }
+
+    @inline(never)
+    private func skipWhitespaceRun(from start: Int) -> Int {
+        var position = start
+        while position < self.count {
+            switch self.base[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return position
             }
         }
+        return position
     }
 
     // MARK: - helpers
@@ -473,14 +563,4 @@ struct JSONScanner {
 /// The kind of a JSON value.
 public enum JSONValueKind: String, Sendable, Hashable {
     case object, array, string, number, bool, null
-}
-
-private func memcmpEqual(_ a: UnsafePointer<UInt8>?, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-    guard let a else {
-        return count == 0
-    }
-    for i in 0..<count where a[i] != b[i] {
-        return false
-    }
-    return true
 }
