@@ -54,12 +54,17 @@ struct JSONBytes {
             return
         }
         self.buffer.append(UInt8(ascii: "\""))
-        // Most strings need no escaping: find out in one pass, then copy them in one append.
-        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
-            !bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F }
+        // Most strings need no escaping: find out in one pass, then copy them in one append from
+        // the same contiguous bytes.
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes
+            where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F {
+                return false
+            }
+            self.buffer.append(contentsOf: bytes)
+            return true
         }
         if plain == true {
-            self.buffer.append(contentsOf: text.utf8)
             self.buffer.append(UInt8(ascii: "\""))
             return
         }
