@@ -30,7 +30,9 @@ final class CurlEasy {
     private var usesDefaultHeaders = true
     private var usesPlainGet = true
 
-    static let receiveBufferBytes = 128 * 1024
+    /// libcurl's receive buffer per handle (`CURLOPT_BUFFERSIZE`); above glibc's mmap threshold, so
+    /// only the pages a response touches become resident.
+    private static let receiveBufferBytes = 128 * 1024
 
     /// Creates a handle with the options every request of this engine shares.
     /// - Returns: `nil` when libcurl cannot allocate a handle.
