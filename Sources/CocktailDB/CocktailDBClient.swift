@@ -91,10 +91,7 @@ public struct CocktailDBClient: Sendable {
     /// `JSONDecoder` took ~90 µs per record and capped crawls) with `JSONDecoder` as the fallback
     /// for shapes the fast path does not read.
     public static func drinks(from response: Response, endpoint: Endpoint) throws(FetchError) -> [Drink] {
-        let decoder = Self.decoder(for: endpoint)
-        try decoder.status.check(response)
-        try decoder.contentType.check(response)
-        guard let slice = try decoder.envelope.list(in: response.body) else {
+        guard let slice = try Self.decoder(for: endpoint).list(in: response) else {
             return []
         }
         let objects: [[String: String?]]
@@ -115,10 +112,7 @@ public struct CocktailDBClient: Sendable {
     /// ``drinks(from:endpoint:)``; `JSONDecoder` (and its error) for anything the fast path does
     /// not read, including a summary without `idDrink` or `strDrink`.
     public static func summaries(from response: Response, endpoint: Endpoint) throws(FetchError) -> [DrinkSummary] {
-        let decoder = Self.decoder(for: endpoint)
-        try decoder.status.check(response)
-        try decoder.contentType.check(response)
-        guard let slice = try decoder.envelope.list(in: response.body) else {
+        guard let slice = try Self.decoder(for: endpoint).list(in: response) else {
             return []
         }
         if let objects = try? FlatJSON.objects(in: slice) {

@@ -82,6 +82,23 @@ struct JSONScanner {
             captureDepth = 0
             keyDepth = -2
         }
+        // After a key of the innermost object, whose value starts at `valueAt`: one step along
+        // the path when that object is the one to search and the key is the next component.
+        @inline(__always)
+        func follow(_ key: Range<Int>, valueAt start: Int) {
+            guard depth - 1 == keyDepth && self.key(key, is: matched) else {
+                return
+            }
+            matched += 1
+            watch = true
+            if matched == self.path.count {
+                captureStart = start
+                captureDepth = depth
+                keyDepth = -2
+            } else {
+                expectObject = true
+            }
+        }
 
         while true {
             // A value starts at `position` (whitespace already skipped).
@@ -126,17 +143,7 @@ struct JSONScanner {
                     if isObject {
                         let key: Range<Int>
                         (position, key) = try self.member(at: position)
-                        if depth - 1 == keyDepth && self.key(key, is: matched) {
-                            matched += 1
-                            watch = true
-                            if matched == self.path.count {
-                                captureStart = position
-                                captureDepth = depth
-                                keyDepth = -2
-                            } else {
-                                expectObject = true
-                            }
-                        }
+                        follow(key, valueAt: position)
                     }
                     continue
                 }
@@ -193,17 +200,7 @@ struct JSONScanner {
                     if inObject {
                         let key: Range<Int>
                         (position, key) = try self.member(at: position)
-                        if depth - 1 == keyDepth && self.key(key, is: matched) {
-                            matched += 1
-                            watch = true
-                            if matched == self.path.count {
-                                captureStart = position
-                                captureDepth = depth
-                                keyDepth = -2
-                            } else {
-                                expectObject = true
-                            }
-                        }
+                        follow(key, valueAt: position)
                     }
                     break
                 }

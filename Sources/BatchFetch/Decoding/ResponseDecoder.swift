@@ -35,9 +35,15 @@ public struct ResponseDecoder: Sendable {
 
     /// Checks status and content type, then decodes a list (empty on "no results").
     public func decodeList<T: Decodable>(_ element: T.Type, from response: Response) throws(FetchError) -> [T] {
+        try self.list(in: response)?.decode([T].self) ?? []
+    }
+
+    /// Checks status and content type, then finds the envelope's list, for readers that decode
+    /// it themselves (`nil` on "no results").
+    public func list(in response: Response) throws(FetchError) -> JSONSlice? {
         try self.status.check(response)
         try self.contentType.check(response)
-        return try self.envelope.decodeList(element, from: response.body)
+        return try self.envelope.list(in: response.body)
     }
 
     /// The same pipeline applied to a fetch result (a transport failure is rethrown as it is).
