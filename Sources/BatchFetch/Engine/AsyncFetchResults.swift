@@ -26,23 +26,28 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
         private let feederGuard: FeederGuard
         private var received = 0
         private var ready = Deque<FetchResult>()
-        private var order: Reassembler<FetchResult>?
+        private var order: ResultOrder?
 
         init(engine: Engine, input: Input, orderWindow: Int?) {
             let batch = BatchGuard(core: engine.core)
-            let capacity = Swift.min(engine.configuration.effectiveReadAhead, orderWindow ?? Int.max)
-            let credits = Credits(capacity)
+            // A credit comes back when its result is received; in input order, the gate also keeps
+            // the input within the reorder window and pauses it over the byte budget.
+            let credits = Credits(engine.configuration.effectiveReadAhead)
             let sink = batch.sink
             let core = engine.core
             let maxURLLength = engine.configuration.maxURLLength
             self.batch = batch
             self.credits = credits
-            self.order = orderWindow.map { Reassembler(window: $0) }
+            let budget = engine.configuration.reorderBufferBytes
+            self.order = orderWindow.map { ResultOrder(window: $0, byteBudget: budget) }
+            if let order = self.order {
+                credits.gate(limit: order.limit, paused: false)
+            }
             let feeder = Task {
                 var index = 0
                 do {
                     for try await request in input {
-                        guard await credits.acquire(), !Task.isCancelled else {
+                        guard await credits.acquire(index: index), !Task.isCancelled else {
                             break
                         }
                         if let error = request.validate(maxURLLength: maxURLLength) {
@@ -72,9 +77,6 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
         public mutating func next() async -> FetchResult? {
             while true {
                 if let result = self.ready.popFirst() {
-                    if self.order == nil {
-                        self.credits.release()
-                    }
                     return result
                 }
                 if let total = self.batch.sink.inputTotal, self.received >= total {
@@ -89,19 +91,15 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
                 }
                 self.received += results.count
                 guard self.order != nil else {
+                    self.credits.release(results.count)
                     self.ready.append(contentsOf: results)
                     continue
                 }
-                for result in results {
-                    do throws(Reassembler<FetchResult>.InsertError) {
-                        try self.order?.insert(result, at: result.index)
-                    } catch {
-                        preconditionFailure("result \(result.index) outside the reassembly window: \(error)")
-                    }
+                // Mutated through the optional in place: a copy would copy the reorder slots.
+                self.ready.append(contentsOf: self.order?.insert(results) ?? [])
+                if let order = self.order {
+                    self.credits.gate(limit: order.limit, paused: order.isOverBudget, releasing: results.count)
                 }
-                let emitted = self.order?.popReady() ?? []
-                self.credits.release(emitted.count)
-                self.ready.append(contentsOf: emitted)
             }
         }
     }
@@ -136,11 +134,12 @@ extension Engine {
     }
 
     /// Like ``results(streaming:)``, in input order, reading at most `window` requests past the
-    /// oldest result not yet yielded (default `4 × maxInFlight`).
+    /// oldest result not yet yielded (default ``Configuration/reorderWindow``), and none while the
+    /// results waiting for it hold more than ``Configuration/reorderBufferBytes`` of bodies.
     public func orderedResults<Input: AsyncSequence & Sendable>(
         streaming input: Input, window: Int? = nil
     ) -> AsyncFetchResults<Input> where Input.Element == Request {
         AsyncFetchResults(
-            engine: self, input: input, orderWindow: Swift.max(window ?? 4 * self.configuration.maxInFlight, 1))
+            engine: self, input: input, orderWindow: Swift.max(window ?? self.configuration.effectiveReorderWindow, 1))
     }
 }

@@ -1,15 +1,35 @@
 import DequeModule
 import Synchronization
 
-/// An async counting semaphore: how many more requests a producer may hand to the engine before
-/// the consumer catches up. Waiting suspends the task; nothing blocks a thread.
+/// An async gate for a producer feeding the engine: a counting semaphore (how many more requests
+/// may be outstanding before the consumer catches up), plus, for input order, an index limit (how
+/// far past the oldest result not yet yielded the producer may read) and a pause (while the
+/// results waiting in the reorder buffer hold too many bytes). Waiting suspends the task; nothing
+/// blocks a thread.
 ///
 /// Threading: any task.
 final class Credits: Sendable {
     private struct State {
         var available: Int
-        var waiters = Deque<CheckedContinuation<Bool, Never>>()
+        var limit = Int.max
+        var paused = false
+        var waiters = Deque<(index: Int, continuation: CheckedContinuation<Bool, Never>)>()
         var closed = false
+
+        func grants(_ index: Int) -> Bool {
+            self.available > 0 && index < self.limit && !self.paused
+        }
+
+        /// Takes the credits of the waiters that may go now, oldest first.
+        mutating func admitWaiters() -> [CheckedContinuation<Bool, Never>] {
+            var woken: [CheckedContinuation<Bool, Never>] = []
+            while let first = self.waiters.first, self.grants(first.index) {
+                self.available -= 1
+                woken.append(first.continuation)
+                self.waiters.removeFirst()
+            }
+            return woken
+        }
     }
 
     private let state: Mutex<State>
@@ -18,19 +38,20 @@ final class Credits: Sendable {
         self.state = Mutex(State(available: initial))
     }
 
-    /// Takes one credit, waiting for it if none is left.
+    /// Takes one credit for the request at `index`, waiting until there is one, the index is below
+    /// the limit and the gate is not paused.
     /// - Returns: `false` when the credits were closed (the consumer went away).
-    func acquire() async -> Bool {
+    func acquire(index: Int = 0) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let granted: Bool? = self.state.withLock { state in
                 if state.closed {
                     return false
                 }
-                if state.available > 0 {
+                if state.waiters.isEmpty, state.grants(index) {
                     state.available -= 1
                     return true
                 }
-                state.waiters.append(continuation)
+                state.waiters.append((index, continuation))
                 return nil
             }
             if let granted {
@@ -44,14 +65,23 @@ final class Credits: Sendable {
         guard count > 0 else {
             return
         }
-        let woken: [CheckedContinuation<Bool, Never>] = self.state.withLock { state in
+        self.update { $0.available += count }
+    }
+
+    /// Sets the first index that may not be acquired yet and whether acquiring is paused, and
+    /// returns `count` credits, in one step.
+    func gate(limit: Int, paused: Bool, releasing count: Int = 0) {
+        self.update { state in
+            state.limit = limit
+            state.paused = paused
             state.available += count
-            var woken: [CheckedContinuation<Bool, Never>] = []
-            while state.available > 0, let waiter = state.waiters.popFirst() {
-                state.available -= 1
-                woken.append(waiter)
-            }
-            return woken
+        }
+    }
+
+    private func update(_ change: (inout State) -> Void) {
+        let woken = self.state.withLock { state in
+            change(&state)
+            return state.admitWaiters()
         }
         for waiter in woken {
             waiter.resume(returning: true)
@@ -67,7 +97,7 @@ final class Credits: Sendable {
             return waiters
         }
         for waiter in waiters {
-            waiter.resume(returning: false)
+            waiter.continuation.resume(returning: false)
         }
     }
 }

@@ -49,20 +49,38 @@ extension Engine {
         public var replayCacheBytes: Int = 8 << 20
         /// URLs longer than this are rejected before sending.
         public var maxURLLength: Int = 8192
-        /// How many requests of a batch may be read ahead of the consumer (admitted, queued,
-        /// or completed but not yet consumed); `nil` = `4 × maxInFlight`. Bounds memory.
+        /// How many requests of a batch may be outstanding: admitted, queued, or completed and
+        /// waiting for the consumer to take them; `nil` = `4 × maxInFlight`. Bounds memory: results
+        /// the consumer has taken count no longer, so a batch holds at most twice this many.
         ///
-        /// Results waiting for the consumer count against it, so it must leave room for a queue
-        /// behind the transfers in flight: at `2 ×`, a consumer that a busy machine woke late left
-        /// the engine polling with half its slots empty (on average 30 of 64 busy, 2 cores shared
-        /// with the server); at `4 ×`, 60 of 64.
+        /// It must leave room for a queue behind the transfers in flight: at `2 ×`, a consumer that
+        /// a busy machine woke late left the engine polling with half its slots empty (on average
+        /// 30 of 64 busy, 2 cores shared with the server); at `4 ×`, 60 of 64. Counting the results
+        /// taken but not yet processed too (as before) starved the engine while the consumer
+        /// worked through a large batch of 64 KB bodies.
         public var readAhead: Int? = nil
+        /// In input order, how many requests may be read past the oldest result not yet yielded;
+        /// `nil` = `64 × maxInFlight`.
+        ///
+        /// Every result after a slow request (a retry, a server's slow tail) waits for it. At
+        /// `4 ×` the cap, a 10–25 ms straggler among ~1 ms responses left the engine polling with
+        /// 2 of 64 transfers busy until it arrived (W2 of scripts/bench: input order took 1.5× as
+        /// long as completion order); a wider window keeps the transfers going meanwhile, and
+        /// ``reorderBufferBytes`` keeps its memory bounded when bodies are large.
+        public var reorderWindow: Int? = nil
+        /// In input order, how many body bytes the results waiting for an earlier one may hold
+        /// before reading more requests pauses (until the earlier one arrives).
+        public var reorderBufferBytes: Int = 32 << 20
 
         /// The default configuration.
         public init() {}
 
         var effectiveReadAhead: Int {
             max(self.readAhead ?? 4 * self.maxInFlight, 1)
+        }
+
+        var effectiveReorderWindow: Int {
+            max(self.reorderWindow ?? 64 * self.maxInFlight, 1)
         }
     }
 

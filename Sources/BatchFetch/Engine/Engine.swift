@@ -79,11 +79,12 @@ public final class Engine: Sendable {
     /// one has been yielded.
     ///
     /// - Parameter window: how many requests may be read past the oldest one not yet yielded
-    ///   (default `4 × maxInFlight`); this bounds memory when an early request is slow.
+    ///   (default ``Configuration/reorderWindow``); with ``Configuration/reorderBufferBytes``,
+    ///   this bounds memory when an early request is slow.
     public func orderedResults<Requests: Sequence<Request>>(
         for requests: Requests, window: Int? = nil
     ) -> FetchResults<Requests> {
-        let window = Swift.max(window ?? 4 * self.configuration.maxInFlight, 1)
+        let window = Swift.max(window ?? self.configuration.effectiveReorderWindow, 1)
         return FetchResults(engine: self, requests: requests, orderWindow: window)
     }
 

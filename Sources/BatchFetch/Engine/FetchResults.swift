@@ -5,8 +5,9 @@ import DequeModule
 /// Iterating it drives the batch: requests are read from the input only as the consumer takes
 /// results, at most ``Engine/Configuration/readAhead`` ahead. In input order, a ``Reassembler``
 /// also keeps the input from running more than its window past the oldest result not yet
-/// emitted, so one slow request stalls reading instead of growing memory. Iterate it once, from
-/// one task.
+/// emitted, and stops reading while the results waiting for it hold more than
+/// ``Engine/Configuration/reorderBufferBytes`` of bodies, so one slow request stalls reading
+/// instead of growing memory. Iterate it once, from one task.
 public struct FetchResults<Requests: Sequence<Request>>: AsyncSequence {
     public typealias Element = FetchResult
     public typealias Failure = Never
@@ -33,10 +34,11 @@ public struct FetchResults<Requests: Sequence<Request>>: AsyncSequence {
         /// Submitted to the engine and not yet received back.
         private var outstanding = 0
         private var ready = Deque<FetchResult>()
-        private var order: Reassembler<FetchResult>?
+        private var order: ResultOrder?
 
         init(engine: Engine, input: Requests.Iterator, orderWindow: Int?) {
-            self.order = orderWindow.map { Reassembler(window: $0) }
+            let budget = engine.configuration.reorderBufferBytes
+            self.order = orderWindow.map { ResultOrder(window: $0, byteBudget: budget) }
             self.core = engine.core
             self.maxURLLength = engine.configuration.maxURLLength
             self.readAhead = engine.configuration.effectiveReadAhead
@@ -79,26 +81,17 @@ public struct FetchResults<Requests: Sequence<Request>>: AsyncSequence {
         }
 
         private mutating func accept(_ results: [FetchResult]) {
-            guard self.order != nil else {
+            if self.order == nil {
                 self.ready.append(contentsOf: results)
-                return
-            }
-            for result in results {
-                do throws(Reassembler<FetchResult>.InsertError) {
-                    try self.order?.insert(result, at: result.index)
-                } catch {
-                    preconditionFailure("result \(result.index) outside the reassembly window: \(error)")
-                }
-            }
-            if let ready = self.order?.popReady() {
+            } else if let ready = self.order?.insert(results) {
                 self.ready.append(contentsOf: ready)
             }
         }
 
         private mutating func refill() {
-            var room = self.readAhead - self.outstanding - self.ready.count
+            var room = self.readAhead - self.outstanding
             if let order = self.order {
-                room = Swift.min(room, order.limit - self.nextIndex)
+                room = order.isOverBudget ? 0 : Swift.min(room, order.limit - self.nextIndex)
             }
             guard !self.inputExhausted, room >= self.refillThreshold || (self.outstanding == 0 && self.ready.isEmpty)
             else {

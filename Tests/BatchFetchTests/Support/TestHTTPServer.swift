@@ -16,6 +16,7 @@ import Synchronization
 /// - `/redirect?to=URL` — 302 to URL (to itself without `to`)
 /// - `/bytes?n=N&chunked=1` — N bytes, chunked (no Content-Length) when asked
 /// - `/delay?ms=N` — 200 after N ms
+/// - `/hold?until=N&ms=M` — 200 once N `/ok` requests have arrived, or after M ms (default 10 s)
 /// - `/hang` — never answers
 /// - `/headers` — the request's header fields, one `name: value` per line
 final class TestHTTPServer: Sendable {
@@ -182,6 +183,10 @@ private final class TestHTTPHandler: ChannelInboundHandler {
             loop.scheduleTask(in: .milliseconds(ms)) {
                 self.respond(context: context, status: .ok, body: "{\"delayed\":\(ms)}", type: "application/json")
             }
+        case "/hold":
+            let until = Int(query["until"] ?? "") ?? 0
+            let deadline = now + UInt64(Int(query["ms"] ?? "") ?? 10_000) * 1_000_000
+            self.hold(context: context, until: until, deadline: deadline)
         case "/hang":
             break
         case "/headers":
@@ -189,6 +194,18 @@ private final class TestHTTPHandler: ChannelInboundHandler {
             self.respond(context: context, status: .ok, body: lines)
         default:
             self.respond(context: context, status: .notFound, body: "not found")
+        }
+    }
+
+    /// Answers once `until` `/ok` requests have arrived or at `deadline`, checking every 2 ms.
+    private func hold(context: ChannelHandlerContext, until: Int, deadline: UInt64) {
+        let served = self.counters { $0.arrivals["/ok"]?.count ?? 0 } ?? 0
+        if served >= until || DispatchTime.now().uptimeNanoseconds >= deadline {
+            self.respond(context: context, status: .ok, body: "{\"held\":\(served)}", type: "application/json")
+            return
+        }
+        context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(2)) {
+            self.hold(context: context, until: until, deadline: deadline)
         }
     }
 

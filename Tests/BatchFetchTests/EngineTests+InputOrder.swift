@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+@testable import BatchFetch
+
+/// Input order behind a straggler: request 0 is held until the server has seen every later
+/// request (or a deadline), the rest answered at once. The later results must keep flowing into
+/// the reorder buffer meanwhile (a narrow window emptied the engine until the straggler arrived),
+/// and the buffer must stop reading once its bodies pass the byte budget.
+extension EngineTests {
+    static func stragglerBatch(
+        _ server: TestHTTPServer, count: Int, bodyBytes: Int, deadlineMilliseconds: Int
+    ) -> [Request] {
+        (0..<count).map {
+            $0 == 0
+                ? Request("\(server.baseURL)/hold?until=\(count - 1)&ms=\(deadlineMilliseconds)")
+                : Request("\(server.baseURL)/ok?size=\(bodyBytes)&i=\($0)")
+        }
+    }
+
+    /// How many later requests the server had seen when it answered the straggler.
+    static func servedBeforeStraggler(_ results: [FetchResult]) throws -> Int {
+        let body = try #require(results.first?.response?.body)
+        let held = try JSONSerialization.jsonObject(with: body) as? [String: Int]
+        return try #require(held?["held"])
+    }
+
+    static func streamed(_ requests: [Request]) -> AsyncStream<Request> {
+        AsyncStream { continuation in
+            for request in requests {
+                continuation.yield(request)
+            }
+            continuation.finish()
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func aStragglerDoesNotStopTheTransfersBehindIt(streaming: Bool) async throws {
+        try await TestHTTPServer.with { server in
+            // Held until all 299 later requests arrive: at once when they flow, after 8 s if not (under the 10 s timeout).
+            let requests = Self.stragglerBatch(server, count: 300, bodyBytes: 200, deadlineMilliseconds: 8000)
+            // Cap 8: the default window (64 × 8) covers the batch; the old 4 × 8 stopped at 32.
+            let results = try await withEngine(configuration: .testing(maxInFlight: 8)) { engine in
+                var results: [FetchResult] = []
+                if streaming {
+                    for await result in engine.orderedResults(streaming: Self.streamed(requests)) {
+                        results.append(result)
+                    }
+                } else {
+                    for await result in engine.orderedResults(for: requests) {
+                        results.append(result)
+                    }
+                }
+                return results
+            }
+            #expect(results.map(\.index) == Array(0..<300))
+            #expect(results.allSatisfy { $0.response?.status == 200 })
+            let served = try Self.servedBeforeStraggler(results)
+            #expect(served == 299, "only \(served) of 299 later requests were served while request 0 was slow")
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func theReorderBufferStopsReadingAtItsByteBudget(streaming: Bool) async throws {
+        try await TestHTTPServer.with { server in
+            let requests = Self.stragglerBatch(server, count: 300, bodyBytes: 4000, deadlineMilliseconds: 1500)
+            var configuration = Engine.Configuration.testing(maxInFlight: 8)
+            configuration.reorderBufferBytes = 20_000
+            let results = try await withEngine(configuration: configuration) { engine in
+                var results: [FetchResult] = []
+                if streaming {
+                    for await result in engine.orderedResults(streaming: Self.streamed(requests)) {
+                        results.append(result)
+                    }
+                } else {
+                    for await result in engine.orderedResults(for: requests) {
+                        results.append(result)
+                    }
+                }
+                return results
+            }
+            #expect(results.map(\.index) == Array(0..<300))
+            #expect(results.allSatisfy { $0.response?.status == 200 })
+            // Reading stops once 6 bodies of ~4 KB wait (> 20,000 bytes); what was already read
+            // ahead (4 × 8) still completes. Without the budget all 299 would be served.
+            let served = try Self.servedBeforeStraggler(results)
+            #expect(served <= 6 + 32, "\(served) later requests were served past a 20,000-byte budget")
+            #expect(served >= 6, "the budget should let some results wait, saw \(served)")
+        }
+    }
+}
