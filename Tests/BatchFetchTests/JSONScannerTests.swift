@@ -305,4 +305,93 @@ struct JSONScannerTests {
         }
         #expect(validSeen > 400 && validSeen < 3600, "\(validSeen) of 4000 random strings were valid")
     }
+
+    /// The objects along the key path are walked by `scan()` and every other value by the skip
+    /// loop: a document must get the same verdict (offset and reason) whichever path is asked for.
+    @Test func keyPathWalkAndSkipLoopReportTheSameErrors() {
+        let seed = Array(
+            #"{"a":{"x":[1,{"y":null}],"b":{"c":["\u00e9\/",true,false,-1.5e3,{"d":{}}]},"e":"s"},"f":[]}"#.utf8)
+        let alphabet = Array(#"{}[],:"\ 0123456789.eE+-truefalsnl"#.utf8) + [0x01, 0x80, 0xC3]
+        let paths: [[[UInt8]]] = [[], [Array("a".utf8)], [Array("a".utf8), Array("b".utf8)], [Array("f".utf8)]]
+        var generator = SeededGenerator(seed: 4627)
+        var invalidSeen = 0
+        for _ in 0..<3000 {
+            var document = seed
+            for _ in 0..<Int.random(in: 1...2, using: &generator) {
+                let index = Int.random(in: 0..<document.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: document[index] = alphabet.randomElement(using: &generator)!
+                case 1: document.remove(at: index)
+                default: document.insert(alphabet.randomElement(using: &generator)!, at: index)
+                }
+            }
+            let maxDepth = [5, 6, 512].randomElement(using: &generator)!
+            let whole = self.scan(bytes: document, maxDepth: maxDepth)
+            for path in paths {
+                let result = self.scan(bytes: document, path: path, maxDepth: maxDepth)
+                switch (whole, result) {
+                case (.success, .success): continue
+                case (.failure(let expected), .failure(let failure)):
+                    #expect(failure.offset == expected.offset && failure.reason == expected.reason)
+                default:
+                    Issue.record("\(String(decoding: document, as: UTF8.self)): \(whole) but \(result) for \(path)")
+                }
+            }
+            if case .failure = whole {
+                invalidSeen += 1
+            }
+        }
+        #expect(invalidSeen > 300 && invalidSeen < 2850, "\(invalidSeen) of 3000 mutated documents were invalid")
+    }
+
+    @Test func theDepthLimitCountsFromTheRootWhereverAValueIsSkipped() throws {
+        // Two levels walked on the path, then arrays in the captured value and beside it.
+        for extra in [1, 2, 63, 64, 65, 70] {
+            let inner = String(repeating: "[", count: extra) + String(repeating: "]", count: extra)
+            let document = #"{"a":{"b":"# + inner + #","c":"# + inner + "}}"
+            let limit = 2 + extra
+            guard case .success(.found(let range, .array)) = self.scan(document, path: "a.b", maxDepth: limit) else {
+                Issue.record("rejected \(extra) levels under a.b at limit \(limit)")
+                continue
+            }
+            #expect(range == 10..<(10 + 2 * extra))
+            let tooDeep = self.scan(document, path: "a.b", maxDepth: limit - 1)
+            guard case .failure(let failure) = tooDeep else {
+                Issue.record("accepted \(extra) levels under a.b at limit \(limit - 1)")
+                continue
+            }
+            #expect(failure.offset == 10 + extra - 1)
+            #expect(failure.reason == "nesting deeper than \(limit - 1) levels")
+            guard case .failure(let whole) = self.scan(document, maxDepth: limit - 1) else {
+                Issue.record("accepted the whole document at limit \(limit - 1)")
+                continue
+            }
+            #expect(whole.offset == failure.offset && whole.reason == failure.reason)
+        }
+    }
+
+    @Test func specialBytesInKeysOfSkippedObjectsAreFoundAtEveryOffset() throws {
+        for offset in 0..<40 {
+            let key = String(repeating: "k", count: offset)
+            // A valid escaped key beside the path, then a control character at the same offset.
+            let valid = #"{"x":{""# + key + #"\/é":1},"y":2}"#
+            #expect(
+                try self.scan(valid, path: "y").get() == .found(valid.utf8.count - 2..<valid.utf8.count - 1, .number))
+            var bytes = Array((#"{"x":{""# + key + "!" + #"":1},"y":2}"#).utf8)
+            let control = 7 + offset
+            bytes[control] = 0x01
+            guard case .failure(let failure) = self.scan(bytes: bytes, path: [Array("y".utf8)]) else {
+                Issue.record("accepted a control character at offset \(offset) of a key")
+                continue
+            }
+            #expect(failure.offset == control)
+            #expect(failure.reason.contains("control character"))
+            // Cut off inside the key: the string is unterminated from its opening quote.
+            guard case .failure(let cut) = self.scan(bytes: Array(bytes[..<control])) else {
+                Issue.record("accepted a key cut off at offset \(offset)")
+                continue
+            }
+            #expect(cut.offset == 6 && cut.reason == "unterminated string")
+        }
+    }
 }
