@@ -37,10 +37,13 @@ extension EngineTests {
     @Test(arguments: [false, true])
     func aStragglerDoesNotStopTheTransfersBehindIt(streaming: Bool) async throws {
         try await TestHTTPServer.with { server in
-            // Held until all 299 later requests arrive: at once when they flow, after 8 s if not (under the 10 s timeout).
-            let requests = Self.stragglerBatch(server, count: 300, bodyBytes: 200, deadlineMilliseconds: 8000)
+            // Held until all 299 later requests arrive: at once when they flow (0.4 s on a quiet
+            // machine, 6 s beside the chaos tests), after 30 s if they do not.
+            let requests = Self.stragglerBatch(server, count: 300, bodyBytes: 200, deadlineMilliseconds: 30_000)
             // Cap 8: the default window (64 × 8) covers the batch; the old 4 × 8 stopped at 32.
-            let results = try await withEngine(configuration: .testing(maxInFlight: 8)) { engine in
+            var configuration = Engine.Configuration.testing(maxInFlight: 8)
+            configuration.timeout = .seconds(60)
+            let results = try await withEngine(configuration: configuration) { engine in
                 var results: [FetchResult] = []
                 if streaming {
                     for await result in engine.orderedResults(streaming: Self.streamed(requests)) {
