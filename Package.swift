@@ -25,6 +25,8 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // glibc's mallopt, which Swift's Glibc module does not expose; used by the command only.
+        .systemLibrary(name: "CMalloc", path: "CMalloc"),
         .target(
             name: "BatchFetch",
             dependencies: [
@@ -50,6 +52,7 @@ let package = Package(
             name: "batchfetch",
             dependencies: [
                 "BatchFetch",
+                "CMalloc",
                 "CocktailDB",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "DequeModule", package: "swift-collections"),
