@@ -25,13 +25,30 @@ extension EngineTests {
         return try #require(held?["held"])
     }
 
-    static func streamed(_ requests: [Request]) -> AsyncStream<Request> {
-        AsyncStream { continuation in
-            for request in requests {
-                continuation.yield(request)
+    /// The batch's results in input order, from an array or streamed; all must be 200s in order.
+    static func inputOrder(
+        _ requests: [Request], _ configuration: Engine.Configuration, streaming: Bool
+    ) async throws -> [FetchResult] {
+        let results = try await withEngine(configuration: configuration) { engine in
+            var results: [FetchResult] = []
+            if streaming {
+                let stream = AsyncStream { continuation in
+                    requests.forEach { continuation.yield($0) }
+                    continuation.finish()
+                }
+                for await result in engine.orderedResults(streaming: stream) {
+                    results.append(result)
+                }
+            } else {
+                for await result in engine.orderedResults(for: requests) {
+                    results.append(result)
+                }
             }
-            continuation.finish()
+            return results
         }
+        #expect(results.map(\.index) == Array(0..<requests.count))
+        #expect(results.allSatisfy { $0.response?.status == 200 })
+        return results
     }
 
     @Test(arguments: [false, true])
@@ -43,21 +60,7 @@ extension EngineTests {
             // Cap 8: the default window (64 × 8) covers the batch; the old 4 × 8 stopped at 32.
             var configuration = Engine.Configuration.testing(maxInFlight: 8)
             configuration.timeout = .seconds(60)
-            let results = try await withEngine(configuration: configuration) { engine in
-                var results: [FetchResult] = []
-                if streaming {
-                    for await result in engine.orderedResults(streaming: Self.streamed(requests)) {
-                        results.append(result)
-                    }
-                } else {
-                    for await result in engine.orderedResults(for: requests) {
-                        results.append(result)
-                    }
-                }
-                return results
-            }
-            #expect(results.map(\.index) == Array(0..<300))
-            #expect(results.allSatisfy { $0.response?.status == 200 })
+            let results = try await Self.inputOrder(requests, configuration, streaming: streaming)
             let served = try Self.servedBeforeStraggler(results)
             #expect(served == 299, "only \(served) of 299 later requests were served while request 0 was slow")
         }
@@ -69,21 +72,7 @@ extension EngineTests {
             let requests = Self.stragglerBatch(server, count: 300, bodyBytes: 4000, deadlineMilliseconds: 1500)
             var configuration = Engine.Configuration.testing(maxInFlight: 8)
             configuration.reorderBufferBytes = 20_000
-            let results = try await withEngine(configuration: configuration) { engine in
-                var results: [FetchResult] = []
-                if streaming {
-                    for await result in engine.orderedResults(streaming: Self.streamed(requests)) {
-                        results.append(result)
-                    }
-                } else {
-                    for await result in engine.orderedResults(for: requests) {
-                        results.append(result)
-                    }
-                }
-                return results
-            }
-            #expect(results.map(\.index) == Array(0..<300))
-            #expect(results.allSatisfy { $0.response?.status == 200 })
+            let results = try await Self.inputOrder(requests, configuration, streaming: streaming)
             // Reading stops once 6 bodies of ~4 KB wait (> 20,000 bytes); what was already read
             // ahead (4 × 8) still completes. Without the budget all 299 would be served.
             let served = try Self.servedBeforeStraggler(results)
