@@ -112,6 +112,14 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
     }
 
     private static func asciiCaseInsensitiveEqual(_ a: UInt8, _ b: UInt8) -> Bool {
-        a | 0x20 == b | 0x20 && (a | 0x20 >= UInt8(ascii: "a") && a | 0x20 <= UInt8(ascii: "z") || a == b)
+        a.asciiLowercased == b.asciiLowercased
+    }
+}
+
+extension UInt8 {
+    /// The byte with ASCII `A`–`Z` lowered; every other byte as it is. Names in HTTP (schemes,
+    /// header fields, media types) compare this way, without building lower-cased Strings.
+    var asciiLowercased: UInt8 {
+        self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z") ? self | 0x20 : self
     }
 }

@@ -154,10 +154,9 @@ extension Request {
             return .noScheme
         }
         let scheme = bytes[bytes.startIndex..<schemeEnd]
-        let lower: (UInt8) -> UInt8 = { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
         var isHTTP = scheme.count == 4 || scheme.count == 5
         for (offset, expected) in "https".utf8.prefix(scheme.count).enumerated()
-        where lower(scheme[scheme.startIndex + offset]) != expected {
+        where scheme[scheme.startIndex + offset].asciiLowercased != expected {
             isHTTP = false
         }
         guard isHTTP else {
@@ -175,18 +174,9 @@ extension Request {
         }
         position += 2
         // The host is what follows the last '@' of the authority; it must not be empty or start a port.
-        var hostStart = position
-        while position < bytes.endIndex {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
-                break
-            }
-            position += 1
-            if byte == UInt8(ascii: "@") {
-                hostStart = position
-            }
-        }
-        if hostStart == position || bytes[hostStart] == UInt8(ascii: ":") {
+        let end = endOfAuthority(in: bytes, from: position)
+        let hostStart = bytes[position..<end].lastIndex(of: UInt8(ascii: "@")).map { $0 + 1 } ?? position
+        if hostStart == end || bytes[hostStart] == UInt8(ascii: ":") {
             return .noHost
         }
         return nil
@@ -255,14 +245,7 @@ extension String {
         if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) {
             schemeEnd = colon + 3
         }
-        var authorityEnd = schemeEnd
-        while authorityEnd < bytes.endIndex {
-            let byte = bytes[authorityEnd]
-            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
-                break
-            }
-            authorityEnd += 1
-        }
+        let authorityEnd = endOfAuthority(in: bytes, from: schemeEnd)
         if let at = bytes[schemeEnd..<authorityEnd].lastIndex(of: UInt8(ascii: "@")),
             let colon = bytes[schemeEnd..<at].firstIndex(of: UInt8(ascii: ":"))
         {
@@ -293,4 +276,18 @@ extension String {
     ]
     /// Bit n set when some name in ``sensitiveQueryNames`` is n bytes long.
     private static let sensitiveNameLengths: Int = sensitiveQueryNames.reduce(0) { $0 | (1 << $1.utf8.count) }
+}
+
+/// Where the authority that starts at `start` ends: at the first '/', '?' or '#', or the end.
+private func endOfAuthority<Bytes: RandomAccessCollection<UInt8>>(in bytes: Bytes, from start: Int) -> Int
+where Bytes.Index == Int {
+    var end = start
+    while end < bytes.endIndex {
+        let byte = bytes[end]
+        if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+            break
+        }
+        end += 1
+    }
+    return end
 }

@@ -89,23 +89,11 @@ struct CrawlerTests {
 
     @Test func aFacetThatFailsIsEmittedInPlaceWithItsErrorAndTheRestStayComplete() async throws {
         // Malformed 200 responses are not retried: with this rate some filter responses break.
-        // Seeds make the faults reproducible; take the first seed whose list survives.
-        var engine = Engine.Configuration()
-        engine.retry = .none
-        for seed in UInt64(1)...UInt64(30) {
-            var faulty = ReplicaConfiguration()
-            faulty.seed = seed
-            faulty.faults.malformedRate = 0.2
+        let found = await self.firstCrawlWithFailedFacets { $0.malformedRate = 0.2 }
+        if let (seed, broken, failed) = found {
             var clean = ReplicaConfiguration()
             clean.seed = seed
-            guard let broken = try? await self.crawl(CrawlOptions(), replica: faulty, engine: engine) else {
-                continue
-            }
-            let failed = broken.results.filter { $0.failure != nil }
-            guard !failed.isEmpty else {
-                continue
-            }
-            let expected = try await self.crawl(CrawlOptions(), replica: clean, engine: engine)
+            let expected = try await self.crawl(CrawlOptions(), replica: clean, engine: Self.noRetries)
             #expect(broken.results.map(\.value) == expected.results.map(\.value), "every facet is emitted in its place")
             for (result, reference) in zip(broken.results, expected.results) {
                 if let failure = result.failure {
@@ -118,33 +106,48 @@ struct CrawlerTests {
                 }
             }
             #expect(broken.summary.failedFacets == failed.count)
-            return
         }
-        Issue.record("no seed in 1...30 produced a failed facet with an intact list")
     }
 
     @Test func errorStatusesCountAsFailedRequests() async throws {
         // A 404 is a response, not a transport error; the summary must still count it as failed.
-        var engine = Engine.Configuration()
-        engine.retry = .none
-        for seed in UInt64(1)...UInt64(30) {
-            var faulty = ReplicaConfiguration()
-            faulty.seed = seed
-            faulty.faults.failRate = 0.2
-            faulty.faults.failStatuses = [404]
-            guard let broken = try? await self.crawl(CrawlOptions(), replica: faulty, engine: engine) else {
-                continue
-            }
-            let failed = broken.results.filter { $0.failure != nil }
-            guard !failed.isEmpty else {
-                continue
-            }
+        let found = await self.firstCrawlWithFailedFacets { faults in
+            faults.failRate = 0.2
+            faults.failStatuses = [404]
+        }
+        if let (_, broken, failed) = found {
             #expect(failed.allSatisfy { $0.failure?.kind == .httpStatus })
             #expect(broken.summary.failedRequests == failed.count, "one failed filter request per failed facet")
             #expect(broken.summary.requests == 1 + broken.results.count)
-            return
+        }
+    }
+
+    private static var noRetries: Engine.Configuration {
+        var engine = Engine.Configuration()
+        engine.retry = .none
+        return engine
+    }
+
+    /// Crawls, without retries, a replica with these faults under seeds 1...30, and returns the first
+    /// crawl whose category list survived and some facet failed (seeds make the faults reproducible);
+    /// records an issue when no seed does.
+    private func firstCrawlWithFailedFacets(
+        _ faults: (inout ReplicaFaults) -> Void
+    ) async -> (seed: UInt64, crawl: (results: [FacetResult], summary: CrawlSummary), failed: [FacetResult])? {
+        for seed in UInt64(1)...UInt64(30) {
+            var faulty = ReplicaConfiguration()
+            faulty.seed = seed
+            faults(&faulty.faults)
+            guard let broken = try? await self.crawl(CrawlOptions(), replica: faulty, engine: Self.noRetries) else {
+                continue
+            }
+            let failed = broken.results.filter { $0.failure != nil }
+            if !failed.isEmpty {
+                return (seed, (broken.results, broken.summary), failed)
+            }
         }
         Issue.record("no seed in 1...30 produced a failed facet with an intact list")
+        return nil
     }
 
     @Test func resumingChecksTheDoneFacetsAndSkipsThem() async throws {

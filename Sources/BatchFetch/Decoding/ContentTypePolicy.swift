@@ -47,9 +47,7 @@ public struct ContentTypePolicy: Sendable, Hashable {
         while let last = bytes.last, last == 0x20 || last == 0x09 {
             bytes = bytes.dropLast()
         }
-        return String(
-            decoding: bytes.lazy.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 },
-            as: UTF8.self)
+        return String(decoding: bytes.lazy.map(\.asciiLowercased), as: UTF8.self)
     }
 
     /// Throws ``FetchError/Kind/wrongContentType`` unless the response's type is accepted.
