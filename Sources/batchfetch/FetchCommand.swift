@@ -161,7 +161,7 @@ struct FetchCommand: AsyncParsableCommand {
                     }
                     stream.cancel()
                 }
-                sink.write(writer.json.buffer)
+                writer.drain(to: sink)
             }
         }
         let interrupted = Atomic<Bool>(false)
@@ -209,9 +209,8 @@ struct FetchCommand: AsyncParsableCommand {
     ) {
         let kind = writer.write(result, index: input.globalIndex(of: result.index))
         tally.count(result, failure: kind)
-        if writer.json.buffer.count >= 1 << 16 || idle {
-            sink.write(writer.json.buffer)
-            writer.json.buffer.removeAll(keepingCapacity: true)
+        if writer.pendingBytes >= 1 << 16 || idle {
+            writer.drain(to: sink)
         }
     }
 

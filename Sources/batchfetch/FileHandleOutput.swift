@@ -81,6 +81,37 @@ final class FileHandleOutput: Sendable {
         }
     }
 
+    /// Writes `pieces` one after another with `writev`, resuming after short writes.
+    func write(_ pieces: [UnsafeRawBufferPointer]) {
+        var vectors = pieces.compactMap { piece in
+            piece.baseAddress.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0), iov_len: piece.count) }
+        }
+        var first = 0
+        while first < vectors.count {
+            // At most IOV_MAX (1024 on Linux) vectors per call.
+            let written = vectors[first...].withUnsafeBufferPointer { rest in
+                Glibc.writev(self.descriptor, rest.baseAddress, Int32(min(rest.count, 1024)))
+            }
+            if written < 0 {
+                if errno == EINTR {
+                    continue
+                }
+                _ = self.failedErrno.compareExchange(expected: 0, desired: errno, ordering: .relaxed)
+                return
+            }
+            // Skip what was written: whole vectors, then part of the next one.
+            var left = written
+            while first < vectors.count && left >= vectors[first].iov_len {
+                left -= vectors[first].iov_len
+                first += 1
+            }
+            if left > 0 {
+                vectors[first].iov_base += left
+                vectors[first].iov_len -= left
+            }
+        }
+    }
+
     func flush() {
         if self.owned {
             fsync(self.descriptor)

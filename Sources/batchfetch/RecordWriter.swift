@@ -20,7 +20,19 @@ struct RecordWriter {
     let status: StatusPolicy
     /// When set, only this key path's value is kept (implies JSON).
     let contentPath: Envelope?
-    var json = JSONBytes()
+    /// The records formatted so far, except the large bodies in ``splices``.
+    private(set) var json = JSONBytes()
+
+    /// Embedded values at least this large are not copied into ``json``: ``drain(to:)`` writes
+    /// them straight from the response, between the text before and after them, in one `writev`.
+    /// Copying a 64 KB body only to write it out again cost about as much as writing it.
+    static let spliceMinimum = 16 * 1024
+    /// Large values waiting to be written, each with the offset in ``json`` it belongs at.
+    private var splices: [(offset: Int, value: JSONSlice)] = []
+    private var splicedBytes = 0
+
+    /// Bytes formatted and not yet written out.
+    var pendingBytes: Int { self.json.buffer.count + self.splicedBytes }
 
     init(bodyMode: BodyMode = .auto, status: StatusPolicy = .successful, contentPath: String? = nil) {
         self.bodyMode = bodyMode
@@ -68,8 +80,47 @@ struct RecordWriter {
             return failure.kind
         }
         self.json.buffer.replaceSubrange(okOffset..<(okOffset + 11), with: Array(",\"ok\":true".utf8))
+        // `true` is a byte shorter than `false`: a body spliced in after it moves up by one.
+        if let last = self.splices.indices.last, self.splices[last].offset > okOffset {
+            self.splices[last].offset -= 1
+        }
         self.json.raw(",\"error\":null}\n")
         return nil
+    }
+
+    /// Writes everything formatted so far to `sink` and empties the writer.
+    mutating func drain(to sink: FileHandleOutput) {
+        if self.splices.isEmpty {
+            sink.write(self.json.buffer)
+        } else {
+            self.json.buffer.withUnsafeBytes { text in
+                var pieces: [UnsafeRawBufferPointer] = []
+                pieces.reserveCapacity(2 * self.splices.count + 1)
+                Self.collect(self.splices[...], from: text, after: 0, into: &pieces, then: sink.write(_:))
+            }
+            self.splices.removeAll(keepingCapacity: true)
+            self.splicedBytes = 0
+        }
+        self.json.buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Gathers the text before each spliced value and the value itself (its bytes are only valid
+    /// inside `withUnsafeBytes`, hence one nested call per value), then the rest of the text,
+    /// and hands the pieces to `write`.
+    private static func collect(
+        _ splices: ArraySlice<(offset: Int, value: JSONSlice)>, from text: UnsafeRawBufferPointer, after start: Int,
+        into pieces: inout [UnsafeRawBufferPointer], then write: ([UnsafeRawBufferPointer]) -> Void
+    ) {
+        guard let splice = splices.first else {
+            pieces.append(UnsafeRawBufferPointer(rebasing: text[start...]))
+            write(pieces)
+            return
+        }
+        pieces.append(UnsafeRawBufferPointer(rebasing: text[start..<splice.offset]))
+        splice.value.withUnsafeBytes { value in
+            pieces.append(value)
+            Self.collect(splices.dropFirst(), from: text, after: splice.offset, into: &pieces, then: write)
+        }
     }
 
     /// Writes the body per the mode. - Returns: why the body makes the record fail, if it does.
@@ -121,12 +172,18 @@ struct RecordWriter {
     /// cannot hold raw control characters), so they become spaces and the record stays one line.
     private mutating func embed(_ slice: JSONSlice) {
         slice.withUnsafeBytes { raw in
+            // memchr, not a per-byte Swift loop: most bodies have no line breaks at all.
+            let hasLineBreaks =
+                raw.baseAddress.map { memchr($0, 0x0A, raw.count) != nil || memchr($0, 0x0D, raw.count) != nil }
+                ?? false
+            if !hasLineBreaks && raw.count >= Self.spliceMinimum {
+                self.splices.append((self.json.buffer.count, slice))
+                self.splicedBytes += raw.count
+                return
+            }
             let start = self.json.buffer.count
             self.json.buffer.append(contentsOf: raw)
-            // memchr, not a per-byte Swift loop: most bodies have no line breaks at all.
-            guard let base = raw.baseAddress,
-                memchr(base, 0x0A, raw.count) != nil || memchr(base, 0x0D, raw.count) != nil
-            else {
+            guard hasLineBreaks else {
                 return
             }
             for index in start..<self.json.buffer.count

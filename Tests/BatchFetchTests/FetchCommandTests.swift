@@ -69,6 +69,45 @@ struct FetchCommandTests {
         }
     }
 
+    /// Bodies of 16 KiB and more are written from the response by `writev` instead of being copied
+    /// into the record buffer; records around them, their order and their bytes must not change.
+    @Test(arguments: ["input", "completion"])
+    func largeBodiesAreWrittenWholeBetweenTheirRecords(order: String) async throws {
+        try await TestHTTPServer.with { server in
+            // Small and large, several large ones per 64 KiB flush, an ok:false one (its body is
+            // still embedded) and one with line breaks (copied, CR LF turned into spaces).
+            let shapes: [(size: Int, status: Int, breaks: Bool)] = [
+                (100, 200, false), (20_000, 200, false), (40_000, 200, false),
+                (17_000, 404, false), (300, 200, false), (70_000, 200, false), (30_000, 200, true),
+                (16_384, 200, false), (25_000, 200, false), (18_000, 200, false), (90, 500, false),
+            ]
+            let urls = shapes.map {
+                "\(server.baseURL)/doc?size=\($0.size)&status=\($0.status)&breaks=\($0.breaks ? 1 : 0)"
+            }
+            let output = try Executable("batchfetch").run(
+                ["fetch", "-c", "3", "--retries", "0", "--order", order] + urls)
+            #expect(output.status == 1, "stderr: \(output.stderr)")
+            let lines = output.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            #expect(lines.count == shapes.count)
+            var seen = Set<Int>()
+            for line in lines {
+                let record = try JSONDecoder().decode(Record.self, from: Data(line.utf8))
+                seen.insert(record.index)
+                let shape = shapes[record.index]
+                #expect(record.ok == (shape.status == 200) && record.status == shape.status)
+                #expect(record.error?.kind == (shape.status == 200 ? nil : "httpStatus"))
+                let document = TestHTTPServer.document(size: shape.size, breaks: shape.breaks)
+                #expect(record.bytes == document.utf8.count)
+                let body = document.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+                #expect(line.contains(",\"body\":\(body),\"error\":"), "record \(record.index): body bytes differ")
+            }
+            #expect(seen == Set(0..<shapes.count))
+            if order == "input" {
+                #expect(try self.records(output.stdout).map(\.index) == Array(0..<shapes.count))
+            }
+        }
+    }
+
     @Test func usageErrorsExitWithTwo() throws {
         let bad = try Executable("batchfetch").run(["fetch", "-c", "0", "http://127.0.0.1:1/"])
         #expect(bad.status == 2)

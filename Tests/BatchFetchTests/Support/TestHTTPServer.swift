@@ -17,6 +17,8 @@ import Synchronization
 /// - `/bytes?n=N&chunked=1` — N bytes, chunked (no Content-Length) when asked
 /// - `/delay?ms=N` — 200 after N ms
 /// - `/hold?until=N&ms=M` — 200 once N `/ok` requests have arrived, or after M ms (default 10 s)
+/// - `/doc?size=N&status=S&breaks=1` — a JSON document of about N bytes (``document(size:breaks:)``)
+///   with status S (default 200); with `breaks=1` its tokens are separated by CR LF
 /// - `/hang` — never answers
 /// - `/headers` — the request's header fields, one `name: value` per line
 final class TestHTTPServer: Sendable {
@@ -187,6 +189,12 @@ private final class TestHTTPHandler: ChannelInboundHandler {
             let until = Int(query["until"] ?? "") ?? 0
             let deadline = now + UInt64(Int(query["ms"] ?? "") ?? 10_000) * 1_000_000
             self.hold(context: context, until: until, deadline: deadline)
+        case "/doc":
+            let size = Int(query["size"] ?? "") ?? 64
+            let status = Int(query["status"] ?? "") ?? 200
+            self.respond(
+                context: context, status: HTTPResponseStatus(statusCode: status),
+                body: TestHTTPServer.document(size: size, breaks: query["breaks"] == "1"), type: "application/json")
         case "/hang":
             break
         case "/headers":
@@ -251,5 +259,21 @@ private final class TestHTTPHandler: ChannelInboundHandler {
     private func end(context: ChannelHandlerContext) {
         _ = self.counters { $0.inFlight -= 1 }
         context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
+    }
+}
+
+extension TestHTTPServer {
+    /// The body of `/doc`: an object whose values (a number, strings, `null`, a nested list) add
+    /// up to at least `size` bytes; with `breaks`, CR LF between its tokens.
+    static func document(size: Int, breaks: Bool) -> String {
+        let gap = breaks ? "\r\n" : ""
+        var items: [String] = []
+        var length = 0
+        while length < size {
+            let item = "{\(gap)\"n\":\(items.count),\(gap)\"name\":\"drink \(items.count)\",\"note\":null}"
+            items.append(item)
+            length += item.utf8.count + 1
+        }
+        return "{\"size\":\(size),\(gap)\"items\":[\(items.joined(separator: ",\(gap)"))]\(gap)}"
     }
 }
