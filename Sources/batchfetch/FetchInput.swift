@@ -65,21 +65,16 @@ final class FetchInput: Sendable {
     }
 
     /// The lazily read requests of an argument or file source (call on the consuming task).
-    func lazyRequests() -> AnySequence<Request> {
-        var selector = LineSelector(shard: self.shard)
-        let lines: AnySequence<String>
+    func lazyRequests() -> LazyRequests {
         switch self.source {
         case .arguments(let urls):
-            lines = AnySequence(urls)
+            return LazyRequests(arguments: urls, reader: nil, shard: self.shard, indices: self.indices)
         case .file(let path, let urls):
             let reader = (try? LineReader(path: path)) ?? LineReader(fileDescriptor: -1)
-            // `joined()` is lazy; `+` on two sequences would build an Array of the whole file first.
-            lines = AnySequence([AnySequence(urls), AnySequence(reader)].joined())
+            return LazyRequests(arguments: urls, reader: reader, shard: self.shard, indices: self.indices)
         case .standardInput:
-            lines = AnySequence([])
+            return LazyRequests(arguments: [], reader: nil, shard: self.shard, indices: self.indices)
         }
-        let indices = self.indices
-        return AnySequence(lines.lazy.compactMap { selector.request($0, record: indices.remember) })
     }
 
     /// The global line index of the result with this engine index.
@@ -101,6 +96,31 @@ final class IndexMap: Sendable {
 
     func take(_ engineIndex: Int) -> Int? {
         self.map.withLock { $0.removeValue(forKey: engineIndex) }
+    }
+}
+
+/// The requests of the argument URLs, then of a file's lines, read one at a time as the engine
+/// asks (a concrete type: a chain of `AnySequence`s cost a dynamic dispatch per step per line).
+struct LazyRequests: Sequence, IteratorProtocol {
+    private var arguments: IndexingIterator<[String]>
+    private var reader: LineReader?
+    private var selector: LineSelector
+    private let indices: IndexMap
+
+    init(arguments: [String], reader: LineReader?, shard: Shard?, indices: IndexMap) {
+        self.arguments = arguments.makeIterator()
+        self.reader = reader
+        self.selector = LineSelector(shard: shard)
+        self.indices = indices
+    }
+
+    mutating func next() -> Request? {
+        while let line = self.arguments.next() ?? self.reader?.next() {
+            if let request = self.selector.request(line, record: self.indices.remember) {
+                return request
+            }
+        }
+        return nil
     }
 }
 

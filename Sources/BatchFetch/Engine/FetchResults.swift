@@ -18,108 +18,121 @@ public struct FetchResults<Requests: Sequence<Request>>: AsyncSequence {
     let orderWindow: Int?
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(engine: self.engine, input: self.requests.makeIterator(), orderWindow: self.orderWindow)
+        var input = self.requests.makeIterator()
+        return Iterator(base: BatchIterator(engine: self.engine, orderWindow: self.orderWindow) { input.next() })
     }
 
     /// Iterates a batch. Dropping the iterator before the end cancels what is still outstanding.
     public struct Iterator: AsyncIteratorProtocol {
-        private let core: EngineCore
-        private let maxURLLength: Int
-        private let readAhead: Int
-        private let refillThreshold: Int
-        private let batch: BatchGuard
-        private var input: Requests.Iterator
-        private var inputExhausted = false
-        private var nextIndex = 0
-        /// Submitted to the engine and not yet received back.
-        private var outstanding = 0
-        private var ready = Deque<FetchResult>()
-        private var order: ResultOrder?
-
-        init(engine: Engine, input: Requests.Iterator, orderWindow: Int?) {
-            let budget = engine.configuration.reorderBufferBytes
-            self.order = orderWindow.map { ResultOrder(window: $0, byteBudget: budget) }
-            self.core = engine.core
-            self.maxURLLength = engine.configuration.maxURLLength
-            self.readAhead = engine.configuration.effectiveReadAhead
-            // Refill in chunks, so a consumer taking one result at a time does not cost one
-            // cross-thread hand-over and wake-up per request.
-            self.refillThreshold = Swift.max(1, self.readAhead / 8)
-            self.batch = BatchGuard(core: engine.core)
-            self.input = input
-        }
+        // All state lives in a non-generic type: this library's generic code is not specialised
+        // for the caller's sequence type, and every step through a generic iterator's stored
+        // properties looked its metadata up at run time (~0.7 µs a result in `fetch`).
+        var base: BatchIterator
 
         /// How many results ``next()`` can return without waiting; a writer flushes its output when
         /// this is 0, so records reach a pipe promptly without a write per record.
-        public var readyCount: Int { self.ready.count }
+        public var readyCount: Int { self.base.ready.count }
 
         public mutating func next() async -> FetchResult? {
-            while true {
-                self.refill()
-                if let result = self.ready.popFirst() {
-                    return result
-                }
-                if self.outstanding == 0 {
-                    // Every result was received and every gap filled, or input order lost one.
-                    precondition(
-                        (self.order?.pending ?? 0) == 0,
-                        "input order lost results: \(self.order?.pending ?? 0) waiting with nothing outstanding")
-                    self.batch.finished = true
-                    return nil
-                }
-                let results = await self.batch.sink.take()
-                if results.isEmpty || Task.isCancelled {
-                    self.batch.cancel()
-                    self.outstanding = 0
-                    self.inputExhausted = true
-                    self.ready.removeAll()
-                    return nil
-                }
-                self.outstanding -= results.count
-                self.accept(results)
-            }
+            await self.base.next()
         }
+    }
+}
 
-        private mutating func accept(_ results: [FetchResult]) {
-            if self.order == nil {
-                self.ready.append(contentsOf: results)
-            } else if let ready = self.order?.insert(results) {
-                self.ready.append(contentsOf: ready)
-            }
-        }
+/// The state and steps of iterating one batch, with the input read through a closure.
+struct BatchIterator {
+    private let core: EngineCore
+    private let maxURLLength: Int
+    private let readAhead: Int
+    private let refillThreshold: Int
+    private let batch: BatchGuard
+    private let input: () -> Request?
+    private var inputExhausted = false
+    private var nextIndex = 0
+    /// Submitted to the engine and not yet received back.
+    private var outstanding = 0
+    private(set) var ready = Deque<FetchResult>()
+    private var order: ResultOrder?
 
-        private mutating func refill() {
-            var room = self.readAhead - self.outstanding
-            if let order = self.order {
-                room = order.isOverBudget ? 0 : Swift.min(room, order.limit - self.nextIndex)
+    init(engine: Engine, orderWindow: Int?, input: @escaping () -> Request?) {
+        let budget = engine.configuration.reorderBufferBytes
+        self.order = orderWindow.map { ResultOrder(window: $0, byteBudget: budget) }
+        self.core = engine.core
+        self.maxURLLength = engine.configuration.maxURLLength
+        self.readAhead = engine.configuration.effectiveReadAhead
+        // Refill in chunks, so a consumer taking one result at a time does not cost one
+        // cross-thread hand-over and wake-up per request.
+        self.refillThreshold = Swift.max(1, self.readAhead / 8)
+        self.batch = BatchGuard(core: engine.core)
+        self.input = input
+    }
+
+    mutating func next() async -> FetchResult? {
+        while true {
+            self.refill()
+            if let result = self.ready.popFirst() {
+                return result
             }
-            guard !self.inputExhausted, room >= self.refillThreshold || (self.outstanding == 0 && self.ready.isEmpty)
-            else {
-                return
+            if self.outstanding == 0 {
+                // Every result was received and every gap filled, or input order lost one.
+                precondition(
+                    (self.order?.pending ?? 0) == 0,
+                    "input order lost results: \(self.order?.pending ?? 0) waiting with nothing outstanding")
+                self.batch.finished = true
+                return nil
             }
-            var submissions: [EngineCore.Submission] = []
-            submissions.reserveCapacity(Swift.max(room, 1))
-            let now = MonotonicClock.now()
-            var taken = 0
-            while taken < Swift.max(room, 1) {
-                guard let request = self.input.next() else {
-                    self.inputExhausted = true
-                    break
-                }
-                taken += 1
-                let index = self.nextIndex
-                self.nextIndex += 1
-                if let error = request.validate(maxURLLength: self.maxURLLength) {
-                    // Through `accept`, so in input order it waits its turn like any other result.
-                    self.accept([FetchResult(index: index, request: request, outcome: .failure(error), attempts: 0)])
-                } else {
-                    submissions.append(
-                        EngineCore.Submission(request: request, index: index, sink: self.batch.sink, submittedAt: now))
-                }
+            let results = await self.batch.sink.take()
+            if results.isEmpty || Task.isCancelled {
+                self.batch.cancel()
+                self.outstanding = 0
+                self.inputExhausted = true
+                self.ready.removeAll()
+                return nil
             }
-            self.outstanding += submissions.count
-            self.core.submit(submissions)
+            self.outstanding -= results.count
+            self.accept(results)
         }
+    }
+
+    private mutating func accept(_ results: [FetchResult]) {
+        if self.order == nil {
+            self.ready.append(contentsOf: results)
+        } else if let ready = self.order?.insert(results) {
+            self.ready.append(contentsOf: ready)
+        }
+    }
+
+    private mutating func refill() {
+        var room = self.readAhead - self.outstanding
+        if let order = self.order {
+            room = order.isOverBudget ? 0 : Swift.min(room, order.limit - self.nextIndex)
+        }
+        guard !self.inputExhausted, room >= self.refillThreshold || (self.outstanding == 0 && self.ready.isEmpty)
+        else {
+            return
+        }
+        var submissions: [EngineCore.Submission] = []
+        submissions.reserveCapacity(Swift.max(room, 1))
+        let now = MonotonicClock.now()
+        var taken = 0
+        while taken < Swift.max(room, 1) {
+            guard let request = self.input() else {
+                self.inputExhausted = true
+                break
+            }
+            taken += 1
+            let index = self.nextIndex
+            self.nextIndex += 1
+            if let error = request.validate(maxURLLength: self.maxURLLength) {
+                // Through `accept`, so in input order it waits its turn like any other result.
+                self.accept([FetchResult(index: index, request: request, outcome: .failure(error), attempts: 0)])
+            } else {
+                submissions.append(
+                    EngineCore.Submission(request: request, index: index, sink: self.batch.sink, submittedAt: now))
+            }
+        }
+        self.outstanding += submissions.count
+        self.core.submit(submissions)
     }
 }
 
