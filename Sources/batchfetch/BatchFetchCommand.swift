@@ -1,4 +1,5 @@
 import ArgumentParser
+import BatchFetch
 import CMalloc
 
 #if canImport(Glibc)
@@ -11,6 +12,7 @@ struct BatchFetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batchfetch",
         abstract: "Fetch large batches of HTTP resources as fast as libcurl allows.",
+        version: BatchFetch.version,
         subcommands: [FetchCommand.self, CrawlCommand.self, BenchCommand.self]
     )
 

@@ -108,6 +108,12 @@ struct FetchCommandTests {
         }
     }
 
+    @Test func versionIsPrinted() throws {
+        let output = try Executable("batchfetch").run(["--version"])
+        #expect(output.status == 0, "stderr: \(output.stderr)")
+        #expect(output.stdout.wholeMatch(of: /[0-9]+\.[0-9]+\.[0-9]+\n/) != nil, "\(output.stdout)")
+    }
+
     @Test func usageErrorsExitWithTwo() throws {
         let bad = try Executable("batchfetch").run(["fetch", "-c", "0", "http://127.0.0.1:1/"])
         #expect(bad.status == 2)
