@@ -66,15 +66,18 @@ final class FetchInput: Sendable {
 
     /// The lazily read requests of an argument or file source (call on the consuming task).
     func lazyRequests() -> LazyRequests {
+        var arguments: [String] = []
+        var reader: LineReader?
         switch self.source {
         case .arguments(let urls):
-            return LazyRequests(arguments: urls, reader: nil, shard: self.shard, indices: self.indices)
+            arguments = urls
         case .file(let path, let urls):
-            let reader = (try? LineReader(path: path)) ?? LineReader(fileDescriptor: -1)
-            return LazyRequests(arguments: urls, reader: reader, shard: self.shard, indices: self.indices)
+            arguments = urls
+            reader = (try? LineReader(path: path)) ?? LineReader(fileDescriptor: -1)
         case .standardInput:
-            return LazyRequests(arguments: [], reader: nil, shard: self.shard, indices: self.indices)
+            break
         }
+        return LazyRequests(arguments: arguments, reader: reader, shard: self.shard, indices: self.indices)
     }
 
     /// The global line index of the result with this engine index.

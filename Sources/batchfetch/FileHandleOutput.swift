@@ -62,23 +62,7 @@ final class FileHandleOutput: Sendable {
     }
 
     func write(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else {
-                return
-            }
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(self.descriptor, base + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR {
-                        continue
-                    }
-                    _ = self.failedErrno.compareExchange(expected: 0, desired: errno, ordering: .relaxed)
-                    return
-                }
-                offset += written
-            }
-        }
+        bytes.withUnsafeBytes { self.write([$0]) }
     }
 
     /// Writes `pieces` one after another with `writev`, resuming after short writes.

@@ -56,13 +56,14 @@ struct RecordWriter {
             self.error(error)
             return error.kind
         }
-        var failure: FetchError? =
+        // The body decides `ok`, which comes before it: judge it first, then write in order.
+        let (content, bodyError) = self.content(of: response.body)
+        let failure: FetchError? =
             self.status.accepts(response.status)
-            ? nil : FetchError.httpStatus(response.status, snippet: nil)
+            ? bodyError : FetchError.httpStatus(response.status, snippet: nil)
         self.json.raw(",\"status\":")
         self.json.int(response.status)
-        let okOffset = self.json.buffer.count
-        self.json.raw(",\"ok\":false")  // patched below once the body is known to be fine
+        self.json.raw(failure == nil ? ",\"ok\":true" : ",\"ok\":false")
         self.json.raw(",\"attempts\":")
         self.json.int(result.attempts)
         self.json.raw(",\"bytes\":")
@@ -72,17 +73,14 @@ struct RecordWriter {
         self.json.raw(",\"content_type\":")
         self.json.string(response.contentType)
         self.json.raw(",\"body\":")
-        if let bodyError = self.body(response.body), failure == nil {
-            failure = bodyError
+        switch content {
+        case .embedded(let slice): self.embed(slice)
+        case .text(let text): self.json.string(text)
+        case .literal(let literal): self.json.raw(literal)
         }
         if let failure {
             self.error(failure)
             return failure.kind
-        }
-        self.json.buffer.replaceSubrange(okOffset..<(okOffset + 11), with: Array(",\"ok\":true".utf8))
-        // `true` is a byte shorter than `false`: a body spliced in after it moves up by one.
-        if let last = self.splices.indices.last, self.splices[last].offset > okOffset {
-            self.splices[last].offset -= 1
         }
         self.json.raw(",\"error\":null}\n")
         return nil
@@ -123,49 +121,54 @@ struct RecordWriter {
         }
     }
 
-    /// Writes the body per the mode. - Returns: why the body makes the record fail, if it does.
-    private mutating func body(_ body: Data) -> FetchError? {
+    /// What goes into a record's `body` field.
+    private enum Content {
+        /// Validated JSON, embedded as it is.
+        case embedded(JSONSlice)
+        /// A JSON string with this text.
+        case text(String)
+        /// `null` or `""`.
+        case literal(StaticString)
+    }
+
+    /// The body per the mode, and why it makes the record fail, if it does.
+    private func content(of body: Data) -> (Content, FetchError?) {
         if let envelope = self.contentPath {
             do throws(FetchError) {
                 switch try envelope.content(of: body) {
-                case .value(let slice): self.embed(slice)
-                case .null: self.json.raw("null")
-                case .message(let text): self.json.string(text)
+                case .value(let slice): return (.embedded(slice), nil)
+                case .null: return (.literal("null"), nil)
+                case .message(let text): return (.text(text), nil)
                 case .missing:
-                    self.json.raw("null")
-                    return FetchError(kind: .missingKey, message: "no '\(envelope.keyPath)' in the document")
+                    let message = "no '\(envelope.keyPath)' in the document"
+                    return (.literal("null"), FetchError(kind: .missingKey, message: message))
                 }
-                return nil
             } catch {
-                self.json.raw("null")
-                return error
+                return (.literal("null"), error)
             }
         }
         switch self.bodyMode {
         case .none:
-            self.json.raw("null")
+            return (.literal("null"), nil)
         case .text:
-            self.json.string(String(decoding: body, as: UTF8.self))
+            return (.text(String(decoding: body, as: UTF8.self)), nil)
         case .auto, .json:
             if body.isEmpty {
-                self.json.raw(self.bodyMode == .auto ? "\"\"" : "null")
-                return self.bodyMode == .json ? FetchError(kind: .emptyBody, message: "the body is empty") : nil
+                return self.bodyMode == .auto
+                    ? (.literal("\"\""), nil)
+                    : (.literal("null"), FetchError(kind: .emptyBody, message: "the body is empty"))
             }
             do throws(FetchError) {
                 switch try Envelope().content(of: body) {
-                case .value(let slice): self.embed(slice)
-                case .message(let text): self.json.string(text)
-                case .null, .missing: self.json.raw("null")
+                case .value(let slice): return (.embedded(slice), nil)
+                case .message(let text): return (.text(text), nil)
+                case .null, .missing: return (.literal("null"), nil)
                 }
             } catch {
-                if self.bodyMode == .json {
-                    self.json.raw("null")
-                    return error
-                }
-                self.json.string(String(decoding: body, as: UTF8.self))
+                return self.bodyMode == .json
+                    ? (.literal("null"), error) : (.text(String(decoding: body, as: UTF8.self)), nil)
             }
         }
-        return nil
     }
 
     /// Copies validated JSON in; its CR/LF can only be whitespace between tokens (JSON strings
