@@ -1,3 +1,4 @@
+import BatchFetch
 import CocktailDB
 import Foundation
 
@@ -90,7 +91,7 @@ struct CrawlOutput {
             }
             switch drink {
             case .summary(let summary): Self.summary(summary, into: &json)
-            case .record(let record): Self.record(record, into: &json)
+            case .record(let record): json.raw(record.json)
             }
         }
         json.raw("]}")
@@ -105,33 +106,6 @@ struct CrawlOutput {
         json.raw(",\"idDrink\":")
         json.string(summary.id)
         json.raw("}")
-    }
-
-    /// The API's record, fields in the API's order, plus the normalised `ingredients` and `tags`.
-    static func record(_ drink: Drink, into json: inout JSONBytes) {
-        json.raw("{")
-        var first = true
-        for (name, value) in drink.orderedFields {
-            json.raw(first ? "" : ",")
-            first = false
-            json.string(name)
-            json.raw(":")
-            json.string(value)
-        }
-        json.raw(first ? "\"ingredients\":[" : ",\"ingredients\":[")
-        for (position, ingredient) in drink.ingredients.enumerated() {
-            json.raw(position == 0 ? "{\"name\":" : ",{\"name\":")
-            json.string(ingredient.name)
-            json.raw(",\"measure\":")
-            json.string(ingredient.measure)
-            json.raw("}")
-        }
-        json.raw("],\"tags\":[")
-        for (position, tag) in drink.tags.enumerated() {
-            json.raw(position == 0 ? "" : ",")
-            json.string(tag)
-        }
-        json.raw("]}")
     }
 
     private var columns: [String] {
@@ -156,7 +130,8 @@ struct CrawlOutput {
             switch drink {
             case .summary(let summary):
                 text += Self.csvRow([result.value.name, summary.id, summary.name, summary.thumbnail ?? "", ""])
-            case .record(let record):
+            case .record(let json):
+                let record = json.drink
                 let ingredients: [String] = record.ingredients.map { ingredient in
                     guard let measure = ingredient.measure else {
                         return ingredient.name

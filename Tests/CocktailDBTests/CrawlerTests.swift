@@ -50,7 +50,7 @@ struct CrawlerTests {
                     continue
                 }
                 #expect(record.name == byID[record.id]?.name)
-                #expect(record.category == category.name)
+                #expect(record.drink.category == category.name)
                 lookups += 1
             }
         }

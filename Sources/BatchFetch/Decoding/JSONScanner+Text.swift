@@ -19,7 +19,14 @@ extension JSONScanner {
     /// Decodes the content of an already validated JSON string (without its quotes) to UTF-8.
     static func unescape(_ raw: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(raw.count)
+        Self.unescape(raw, into: &out)
+        return out
+    }
+
+    /// Appends the decoded content of an already validated JSON string to `out` (a buffer reused
+    /// across strings allocates once).
+    static func unescape(_ raw: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + raw.count)
         var i = 0
         while i < raw.count {
             let byte = raw[i]
@@ -54,10 +61,13 @@ extension JSONScanner {
             default: out.append(code)
             }
         }
-        return out
     }
 
-    fileprivate static func hex4(_ raw: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt32 {
+    static func hex4(_ raw: UnsafeRawBufferPointer, at index: Int) -> UInt32 {
+        Self.hex4(raw.assumingMemoryBound(to: UInt8.self), at: index)
+    }
+
+    static func hex4(_ raw: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt32 {
         guard index + 4 <= raw.count else {
             return 0xFFFD
         }

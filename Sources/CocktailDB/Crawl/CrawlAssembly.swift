@@ -46,7 +46,7 @@ enum CrawlAssembly {
 
     /// The facet's result from its plan and the records fetched so far.
     static func result(
-        for plan: FacetPlan, details: Bool, records: [String: Drink], failures: [String: CrawlFailure]
+        for plan: FacetPlan, details: Bool, records: [String: DrinkRecord], failures: [String: CrawlFailure]
     ) -> FacetResult {
         if let failure = plan.failure {
             return FacetResult(index: plan.index, value: plan.value, drinks: [], sweepOnly: 0, failure: failure)
@@ -69,7 +69,7 @@ enum CrawlAssembly {
         for drink in plan.sweepOnly {
             drinks.append(
                 details
-                    ? .record(drink)
+                    ? .record(records[drink.id] ?? DrinkRecord(drink))
                     : .summary(DrinkSummary(id: drink.id, name: drink.name, thumbnail: drink.thumbnail)))
         }
         return FacetResult(

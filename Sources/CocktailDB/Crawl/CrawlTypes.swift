@@ -27,10 +27,11 @@ public struct CrawlOptions: Sendable, Hashable {
         + (0...9).map(String.init)
 }
 
-/// One drink of a crawled facet: its summary, or its full record with `details`.
+/// One drink of a crawled facet: its summary, or its full record with `details` (as the JSON
+/// the crawl writes; ``DrinkRecord/drink`` reads it as a ``Drink``).
 public enum CrawlDrink: Sendable, Hashable {
     case summary(DrinkSummary)
-    case record(Drink)
+    case record(DrinkRecord)
 
     /// The drink's id.
     public var id: String {

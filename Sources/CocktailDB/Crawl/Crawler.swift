@@ -140,14 +140,14 @@ struct CrawlRun {
     /// Step 3: full records (with `details`), then every facet emitted in list order.
     mutating func emitAll(_ plans: [FacetPlan], emit: (FacetResult) async throws -> Void) async throws {
         var plans = plans
-        var records: [String: Drink] = [:]
+        var records: [String: DrinkRecord] = [:]
         var lookupFailures: [String: CrawlFailure] = [:]
         var lookupIDs: [String] = []
         if self.options.details {
             var scheduled: [String: Int] = [:]
             for position in plans.indices where plans[position].failure == nil {
-                for sweepDrink in plans[position].sweepOnly {
-                    records[sweepDrink.id] = sweepDrink
+                for sweepDrink in plans[position].sweepOnly where records[sweepDrink.id] == nil {
+                    records[sweepDrink.id] = DrinkRecord(sweepDrink)
                 }
                 for summary in plans[position].listed where records[summary.id] == nil {
                     let lookup = scheduled[summary.id] ?? lookupIDs.count
@@ -201,12 +201,12 @@ struct CrawlRun {
             self.account(result)
             let id = lookupIDs[result.index]
             do throws(FetchError) {
-                let found = try CocktailDBClient.drinks(from: try result.outcome.get(), endpoint: .lookup(drink: id))
-                guard let drink = found.first(where: { $0.id == id }) else {
+                let found = try CocktailDBClient.records(from: try result.outcome.get(), endpoint: .lookup(drink: id))
+                guard let record = found.first(where: { $0.id == id }) else {
                     throw FetchError(
                         kind: .notFound, message: "drink \(id) is listed but lookup.php has no record of it")
                 }
-                records[id] = drink
+                records[id] = record
             } catch {
                 lookupFailures[id] = CrawlFailure(
                     error, url: api.redacted(result.request.url), attempts: result.attempts)

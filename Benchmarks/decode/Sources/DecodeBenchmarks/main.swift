@@ -41,13 +41,32 @@ for (name, body, key) in documents {
             _ = try? JSONSerialization.jsonObject(with: body)
         }
     }
+    // The crawl's readers: the whole pipeline a response goes through (status, content type,
+    // envelope scan, then the fast reader), as the crawl calls it.
+    let response = Response(
+        status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body, effectiveURL: "")
     if name == "filter" {
         benchmark("\(name) \(body.count) B: envelope + JSONDecoder [DrinkSummary]") { state in
             try state.measure {
                 _ = try? envelope.decodeList(Summary.self, from: body)
             }
         }
+        benchmark("\(name) \(body.count) B: CocktailDBClient.summaries (crawl)") { state in
+            try state.measure {
+                _ = try? CocktailDBClient.summaries(from: response, endpoint: .filter(by: .category, value: "Cocktail"))
+            }
+        }
     } else {
+        benchmark("\(name) \(body.count) B: CocktailDBClient.drinks ([Drink] from the bytes)") { state in
+            try state.measure {
+                _ = try? CocktailDBClient.drinks(from: response, endpoint: .searchByFirstLetter("s"))
+            }
+        }
+        benchmark("\(name) \(body.count) B: CocktailDBClient.records ([DrinkRecord], crawl)") { state in
+            try state.measure {
+                _ = try? CocktailDBClient.records(from: response, endpoint: .searchByFirstLetter("s"))
+            }
+        }
         benchmark("\(name) \(body.count) B: envelope + JSONDecoder [Drink]") { state in
             try state.measure {
                 _ = try? envelope.decodeList(Drink.self, from: body)

@@ -1,0 +1,187 @@
+import Foundation
+
+/// One scalar field of a flat JSON object, as byte offsets into the validated document.
+package struct FlatField {
+    /// What the value is.
+    package enum Kind {
+        /// A string; ``FlatField/value`` is its content, without the quotes.
+        case string
+        /// `null`.
+        case null
+        /// A number, `true` or `false`; ``FlatField/value`` is its text.
+        case literal
+    }
+
+    /// The key's content, without the quotes.
+    package var key: Range<Int>
+    /// Whether the key holds an escape (`\`).
+    package var keyEscaped: Bool
+    /// The value's content: a string's bytes between its quotes, or a literal's text.
+    package var value: Range<Int>
+    /// Whether the value (a string) holds an escape (`\`), so its bytes are not its text.
+    package var valueEscaped: Bool
+    /// What the value is.
+    package var kind: Kind
+}
+
+/// Walks an array of flat objects (``FlatJSON``'s shape) in already validated JSON bytes, field
+/// by field, without building a `String` or a `Dictionary`: for readers that turn the bytes
+/// straight into other bytes (a crawl re-encodes ~50 fields per drink record).
+///
+/// The bytes must be a value the scanner validated: escapes and UTF-8 are then well formed, and
+/// a string ends at the first quote that no backslash escapes. Shapes other than flat objects
+/// (nested objects or arrays as values) throw ``FetchError/Kind/unexpectedShape``.
+package struct FlatScanner {
+    package let bytes: UnsafeRawBufferPointer
+    private var position = 0
+
+    /// A scanner at the start of `bytes`.
+    package init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    /// The offset of the next byte to read.
+    package var offset: Int { self.position }
+
+    /// Steps into the array; `false` when it is empty (`[]`).
+    package mutating func openArray() throws(FetchError) -> Bool {
+        try self.open(UInt8(ascii: "["), closing: UInt8(ascii: "]"))
+    }
+
+    /// Steps into the next object; `false` when it is empty (`{}`).
+    package mutating func openObject() throws(FetchError) -> Bool {
+        try self.open(UInt8(ascii: "{"), closing: UInt8(ascii: "}"))
+    }
+
+    /// After an object: `true` when another follows (its `,` read), `false` at the array's end.
+    package mutating func nextObject() throws(FetchError) -> Bool {
+        try self.separator(closing: UInt8(ascii: "]"), "between objects")
+    }
+
+    /// After a field: `true` when another follows (its `,` read), `false` at the object's end.
+    package mutating func nextField() throws(FetchError) -> Bool {
+        try self.separator(closing: UInt8(ascii: "}"), "in an object")
+    }
+
+    /// Reads `"key": value` at the current position.
+    package mutating func field() throws(FetchError) -> FlatField {
+        self.skipWhitespace()
+        let (key, keyEscaped) = try self.string()
+        self.skipWhitespace()
+        try self.expect(UInt8(ascii: ":"))
+        self.skipWhitespace()
+        switch self.peek() {
+        case UInt8(ascii: "\""):
+            let (value, escaped) = try self.string()
+            return FlatField(key: key, keyEscaped: keyEscaped, value: value, valueEscaped: escaped, kind: .string)
+        case UInt8(ascii: "n"):
+            let start = self.position
+            self.position += 4
+            return FlatField(
+                key: key, keyEscaped: keyEscaped, value: start..<self.position, valueEscaped: false, kind: .null)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            throw self.shape("field '\(self.text(key, escaped: keyEscaped))' is not a scalar")
+        default:
+            let start = self.position
+            while let byte = self.peek(), byte != UInt8(ascii: ","), byte != UInt8(ascii: "}"), !Self.isSpace(byte) {
+                self.position += 1
+            }
+            return FlatField(
+                key: key, keyEscaped: keyEscaped, value: start..<self.position, valueEscaped: false, kind: .literal)
+        }
+    }
+
+    /// A string's text: its bytes, or with `escaped` its unescaped bytes.
+    package func text(_ range: Range<Int>, escaped: Bool) -> String {
+        let raw = UnsafeRawBufferPointer(rebasing: self.bytes[range])
+        guard escaped else {
+            return String(decoding: raw, as: UTF8.self)
+        }
+        return String(decoding: JSONScanner.unescape(raw.assumingMemoryBound(to: UInt8.self)), as: UTF8.self)
+    }
+
+    /// Appends a string's decoded content (escapes resolved) to `out`.
+    package func unescape(_ range: Range<Int>, into out: inout [UInt8]) {
+        JSONScanner.unescape(
+            UnsafeRawBufferPointer(rebasing: self.bytes[range]).assumingMemoryBound(to: UInt8.self), into: &out)
+    }
+
+    /// A string at the current position: the range of its content and whether it has escapes.
+    private mutating func string() throws(FetchError) -> (Range<Int>, Bool) {
+        try self.expect(UInt8(ascii: "\""))
+        let start = self.position
+        // Validated JSON: with no backslash before the first quote, that quote ends the string.
+        // Two memchr calls find that for most strings, instead of a loop per byte.
+        if let base = self.bytes.baseAddress, start < self.bytes.count,
+            let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), self.bytes.count - start)
+        {
+            let end = start + (UnsafeRawPointer(quote) - (base + start))
+            if memchr(base + start, Int32(UInt8(ascii: "\\")), end - start) == nil {
+                self.position = end + 1
+                return (start..<end, false)
+            }
+        }
+        var escaped = false
+        while let byte = self.peek(), byte != UInt8(ascii: "\"") {
+            if byte == UInt8(ascii: "\\") {
+                escaped = true
+                self.position += 2
+            } else {
+                self.position += 1
+            }
+        }
+        let end = min(self.position, self.bytes.count)
+        self.position += 1
+        return (start..<end, escaped)
+    }
+
+    private mutating func open(_ opening: UInt8, closing: UInt8) throws(FetchError) -> Bool {
+        self.skipWhitespace()
+        try self.expect(opening)
+        self.skipWhitespace()
+        guard self.peek() == closing else {
+            return true
+        }
+        self.position += 1
+        return false
+    }
+
+    private mutating func separator(closing: UInt8, _ place: String) throws(FetchError) -> Bool {
+        self.skipWhitespace()
+        let byte = self.peek()
+        self.position += 1
+        if byte == closing {
+            return false
+        }
+        guard byte == UInt8(ascii: ",") else {
+            throw self.shape("expected ',' or '\(Character(Unicode.Scalar(closing)))' \(place)")
+        }
+        return true
+    }
+
+    private func peek() -> UInt8? {
+        self.position < self.bytes.count ? self.bytes[self.position] : nil
+    }
+
+    private mutating func expect(_ byte: UInt8) throws(FetchError) {
+        let found = self.peek()
+        self.position += 1
+        guard found == byte else {
+            throw self.shape("expected '\(Character(Unicode.Scalar(byte)))'")
+        }
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = self.peek(), Self.isSpace(byte) {
+            self.position += 1
+        }
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    private func shape(_ message: String) -> FetchError {
+        FetchError(kind: .unexpectedShape, message: "\(message) at byte \(self.position)")
+    }
+}

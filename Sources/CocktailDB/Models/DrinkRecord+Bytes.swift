@@ -1,0 +1,282 @@
+import BatchFetch
+import Foundation
+
+extension DrinkRecord {
+    /// The records of a validated JSON array of drink objects, read field by field from its bytes,
+    /// or `nil` when a record is not in the shape this reader handles: keys in ``Drink/fieldOrder``
+    /// order without unknown or repeated ones, scalar values, a non-empty `idDrink`. The API and
+    /// the replica always send that shape; the caller reads anything else through ``Drink``.
+    ///
+    /// The bytes are the same as ``init(_:)`` writes for the ``Drink`` of each object: a string
+    /// without escapes is copied as it is, one with escapes is decoded and written again as
+    /// `JSONBytes` escapes it (`\/` becomes `/`, `\u00e9` becomes `é`), and ingredients, measures
+    /// and tags are trimmed as ``Drink`` trims them (the `String` path only for non-ASCII ends).
+    static func records(in list: UnsafeRawBufferPointer) -> [DrinkRecord]? {
+        var reader = DrinkRecordReader(list)
+        do throws(FetchError) {
+            return try reader.records()
+        } catch {
+            return nil
+        }
+    }
+}
+
+/// Reads drink objects from validated bytes into ``DrinkRecord``s; see ``DrinkRecord/records(in:)``.
+struct DrinkRecordReader {
+    /// ``Drink/fieldOrder`` as UTF-8, to match keys without building Strings.
+    private static let keys: [[UInt8]] = Drink.fieldOrder.map { Array($0.utf8) }
+    private static let idField = Drink.fieldOrder.firstIndex(of: "idDrink") ?? 0
+    private static let nameField = Drink.fieldOrder.firstIndex(of: "strDrink") ?? 0
+    private static let tagsField = Drink.fieldOrder.firstIndex(of: "strTags") ?? 0
+    private static let ingredientFields = Drink.ingredientFields.map { Drink.fieldOrder.firstIndex(of: $0) ?? 0 }
+    private static let measureFields = Drink.measureFields.map { Drink.fieldOrder.firstIndex(of: $0) ?? 0 }
+
+    /// Thrown (and caught by ``DrinkRecord/records(in:)``) for a record this reader leaves to ``Drink``.
+    private static let otherShape = FetchError(kind: .unexpectedShape, message: "not the API's record shape")
+
+    private var scanner: FlatScanner
+    /// Whether the list holds a DEL byte (0x7F), which `JSONBytes` escapes: then no string is
+    /// copied as it is. One `memchr` per list instead of a test per string.
+    private let hasDelete: Bool
+    /// The record being written, reused: each record's bytes are copied out at their exact size.
+    private var json = JSONBytes()
+    /// Decoded string content, reused.
+    private var scratch: [UInt8] = []
+    /// The fields of the record being read, by position in ``Drink/fieldOrder``.
+    private var fields: [FlatField?] = Array(repeating: nil, count: Drink.fieldOrder.count)
+
+    init(_ list: UnsafeRawBufferPointer) {
+        self.scanner = FlatScanner(list)
+        self.hasDelete = list.baseAddress.map { memchr($0, 0x7F, list.count) != nil } ?? false
+    }
+
+    mutating func records() throws(FetchError) -> [DrinkRecord] {
+        var records: [DrinkRecord] = []
+        guard try self.scanner.openArray() else {
+            return records
+        }
+        repeat {
+            records.append(try self.record())
+        } while try self.scanner.nextObject()
+        return records
+    }
+
+    private mutating func record() throws(FetchError) -> DrinkRecord {
+        for index in self.fields.indices {
+            self.fields[index] = nil
+        }
+        self.json.buffer.removeAll(keepingCapacity: true)
+        self.json.raw("{")
+        guard try self.scanner.openObject() else {
+            throw Self.otherShape
+        }
+        var next = 0
+        // Most fields come out as they came in: `"key":value` runs, commas included, are copied
+        // in one piece each, and only fields that need writing again (escapes, literals) break them.
+        var run: Range<Int>? = nil
+        repeat {
+            let field = try self.scanner.field()
+            guard !field.keyEscaped, let index = self.match(field.key, from: next) else {
+                throw Self.otherShape
+            }
+            next = index + 1
+            self.fields[index] = field
+            let start = field.key.lowerBound - 1
+            if let span = self.verbatim(field) {
+                if let current = run, current.upperBound + 1 == start,
+                    self.scanner.bytes[current.upperBound] == UInt8(ascii: ",")
+                {
+                    run = current.lowerBound..<span.upperBound
+                    continue
+                }
+                self.flush(run)
+                run = span
+                if self.json.buffer.count > 1 {
+                    self.json.raw(",")
+                }
+                continue
+            }
+            self.flush(run)
+            run = nil
+            if self.json.buffer.count > 1 {
+                self.json.raw(",")
+            }
+            self.json.raw(UnsafeRawBufferPointer(rebasing: self.scanner.bytes[start...field.key.upperBound]))
+            self.json.raw(":")
+            self.value(field)
+        } while try self.scanner.nextField()
+        self.flush(run)
+
+        guard let idField = self.fields[Self.idField], idField.kind != .null, !idField.value.isEmpty else {
+            throw Self.otherShape
+        }
+        let fieldsEnd = self.json.buffer.count
+        self.json.raw(",\"ingredients\":[")
+        var count = 0
+        for slot in 0..<Self.ingredientFields.count {
+            guard let ingredient = self.fields[Self.ingredientFields[slot]], ingredient.kind != .null else {
+                continue
+            }
+            let mark = self.json.buffer.count
+            self.json.raw(count == 0 ? "{\"name\":" : ",{\"name\":")
+            guard self.trimmed(ingredient) else {
+                self.json.buffer.removeSubrange(mark...)
+                continue
+            }
+            count += 1
+            self.json.raw(",\"measure\":")
+            if let measure = self.fields[Self.measureFields[slot]], measure.kind != .null, self.trimmed(measure) {
+            } else {
+                self.json.raw("null")
+            }
+            self.json.raw("}")
+        }
+        self.json.raw("],\"tags\":[")
+        if let tags = self.fields[Self.tagsField], tags.kind != .null {
+            self.tags(tags)
+        }
+        self.json.raw("]}")
+        // `Drink.name`: strDrink, "" when absent or null.
+        let name = self.fields[Self.nameField].flatMap { $0.kind == .null ? nil : self.text($0) } ?? ""
+        // A copy at the exact size: the scratch buffer keeps its capacity for the next record,
+        // and a facet holds thousands of records until it is written.
+        let json = self.json.buffer.withUnsafeBufferPointer { Array($0) }
+        return DrinkRecord(id: self.text(idField), name: name, json: json, fieldsEnd: fieldsEnd)
+    }
+
+    /// The field's bytes, from the key's opening quote to the value's end, when they are already
+    /// what ``value(_:)`` would write after `"key":` (a string without escapes, or null), with
+    /// nothing between the tokens.
+    private func verbatim(_ field: FlatField) -> Range<Int>? {
+        let start = field.key.lowerBound - 1
+        switch field.kind {
+        case .null where field.value.lowerBound == field.key.upperBound + 2:
+            return start..<field.value.upperBound
+        case .string where !field.valueEscaped && !self.hasDelete && field.value.lowerBound == field.key.upperBound + 3:
+            return start..<(field.value.upperBound + 1)
+        default:
+            return nil
+        }
+    }
+
+    private mutating func flush(_ run: Range<Int>?) {
+        if let run {
+            self.json.raw(UnsafeRawBufferPointer(rebasing: self.scanner.bytes[run]))
+        }
+    }
+
+    /// The position of `key` in ``Drink/fieldOrder`` at or after `start`: the next key is almost
+    /// always the expected one, so this is one comparison per field.
+    private func match(_ key: Range<Int>, from start: Int) -> Int? {
+        let bytes = UnsafeRawBufferPointer(rebasing: self.scanner.bytes[key])
+        guard let base = bytes.baseAddress else {
+            return nil
+        }
+        for index in start..<Self.keys.count where Self.keys[index].count == bytes.count {
+            let equal = Self.keys[index].withUnsafeBytes { key in
+                key.baseAddress.map { memcmp($0, base, bytes.count) == 0 } ?? false
+            }
+            if equal {
+                return index
+            }
+        }
+        return nil
+    }
+
+    /// A field's value as ``Drink`` keeps it (a string; numbers and booleans as their text) and
+    /// `JSONBytes` writes it.
+    private mutating func value(_ field: FlatField) {
+        switch field.kind {
+        case .null:
+            self.json.raw("null")
+        case .literal:
+            // Numbers, true and false: no byte of them needs escaping.
+            self.json.raw("\"")
+            self.json.raw(UnsafeRawBufferPointer(rebasing: self.scanner.bytes[field.value]))
+            self.json.raw("\"")
+        case .string:
+            self.json.string(jsonContent: UnsafeRawBufferPointer(rebasing: self.scanner.bytes[field.value]))
+        }
+    }
+
+    /// Calls `body` with the field's text: its bytes, or its decoded bytes when it has escapes.
+    private mutating func withText(_ field: FlatField, _ body: (inout JSONBytes, UnsafeRawBufferPointer) -> Void) {
+        guard field.valueEscaped else {
+            body(&self.json, UnsafeRawBufferPointer(rebasing: self.scanner.bytes[field.value]))
+            return
+        }
+        self.scratch.removeAll(keepingCapacity: true)
+        self.scanner.unescape(field.value, into: &self.scratch)
+        self.scratch.withUnsafeBytes { body(&self.json, $0) }
+    }
+
+    /// Writes the field's text trimmed of white space as ``Drink`` trims ingredients and measures,
+    /// as a JSON string; writes nothing and returns `false` when nothing is left.
+    private mutating func trimmed(_ field: FlatField) -> Bool {
+        var written = false
+        self.withText(field) { json, text in
+            written = Self.writeTrimmed(text, into: &json)
+        }
+        return written
+    }
+
+    private static func writeTrimmed(_ text: UnsafeRawBufferPointer, into json: inout JSONBytes) -> Bool {
+        var lower = text.startIndex
+        var upper = text.endIndex
+        while lower < upper && Self.isASCIISpace(text[lower]) {
+            lower += 1
+        }
+        while upper > lower && Self.isASCIISpace(text[upper - 1]) {
+            upper -= 1
+        }
+        guard lower < upper else {
+            return false
+        }
+        // Printable ASCII at both ends: no Unicode white space is left to trim.
+        if (0x21...0x7E).contains(text[lower]) && (0x21...0x7E).contains(text[upper - 1]) {
+            json.string(utf8: UnsafeRawBufferPointer(rebasing: text[lower..<upper]))
+            return true
+        }
+        let trimmed = String(decoding: text, as: UTF8.self).trimmingWhiteSpace()
+        guard !trimmed.isEmpty else {
+            return false
+        }
+        json.string(trimmed)
+        return true
+    }
+
+    /// `strTags` split at commas, each trimmed, empty ones dropped, as ``Drink/tags`` does.
+    private mutating func tags(_ field: FlatField) {
+        self.withText(field) { json, text in
+            guard !text.contains(where: { $0 >= 0x80 }) else {
+                // Non-ASCII text splits by Character (a comma may carry a combining mark).
+                let tags = String(decoding: text, as: UTF8.self).split(separator: ",").map { $0.trimmingWhiteSpace() }
+                var first = true
+                for tag in tags where !tag.isEmpty {
+                    json.raw(first ? "" : ",")
+                    first = false
+                    json.string(tag)
+                }
+                return
+            }
+            var first = true
+            for piece in text.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true) {
+                let mark = json.buffer.count
+                json.raw(first ? "" : ",")
+                if Self.writeTrimmed(UnsafeRawBufferPointer(rebasing: piece), into: &json) {
+                    first = false
+                } else {
+                    json.buffer.removeSubrange(mark...)
+                }
+            }
+        }
+    }
+
+    private func text(_ field: FlatField) -> String {
+        self.scanner.text(field.value, escaped: field.valueEscaped)
+    }
+
+    private static func isASCIISpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || (0x09...0x0D).contains(byte)
+    }
+}
