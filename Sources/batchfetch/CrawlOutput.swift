@@ -68,6 +68,16 @@ struct CrawlOutput {
 
     /// The NDJSON object of a facet: the facet's name under its facet key, then its drinks.
     func object(_ result: FacetResult, into json: inout JSONBytes) {
+        // One allocation for the line, however long: a facet of thousands of full records is
+        // megabytes, and growing by doubling copied it about twice over.
+        var size = 64 + result.value.name.utf8.count
+        for drink in result.drinks {
+            switch drink {
+            case .summary(let summary): size += 64 + summary.name.utf8.count + (summary.thumbnail?.utf8.count ?? 4)
+            case .record(let record): size += record.json.count + 1
+            }
+        }
+        json.buffer.reserveCapacity(json.buffer.count + size)
         json.raw("{")
         json.string(self.facet.rawValue)
         json.raw(":")

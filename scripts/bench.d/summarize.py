@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Summarises scripts/bench runs: medians per workload and tool, ratios to curl, a markdown table.
+"""Summarises scripts/bench runs: medians per workload and tool, ratios to curl and to the libcurl
+floor measured in the same run, the spread over rounds, and markdown tables.
 
 usage: summarize.py RUNS.jsonl CONTEXT.json OUT.json
 
@@ -10,6 +11,7 @@ import json
 import statistics
 import sys
 
+FLOOR = "libcurl floor (bare multi loop)"
 ORDER = ["batchfetch crawl --details", "batchfetch fetch", "batchfetch bench", "curl", "libcurl floor (bare multi loop)",
          "wrk", "async-http-client", "aiohttp"]
 
@@ -63,28 +65,51 @@ def fmt(value, digits=0):
     return "–" if value is None else f"{value:,.{digits}f}"
 
 
+def spread(values, digits=0):
+    """The range over rounds, e.g. `14,200–16,900`; one value when there was one round."""
+    if not values:
+        return "–"
+    low, high = min(values), max(values)
+    return fmt(low, digits) if len(values) == 1 else f"{fmt(low, digits)}–{fmt(high, digits)}"
+
+
 def table(workload, tools, show_mb, show_requests=False, note=None):
     curl = tools.get("curl", {})
+    floor = tools.get(FLOOR, {})
     lines = [f"### {workload}", ""]
     if note:
         lines += [note, ""]
-    header = "| tool |" + (" requests |" if show_requests else "") + " req/s | ×curl | CPU µs/req | ×curl | peak RSS MB |"
-    rule = "|---|" + ("---:|" if show_requests else "") + "---:|---:|---:|---:|---:|"
+    header = ("| tool |" + (" requests |" if show_requests else "")
+              + " req/s | ×curl | ×floor | CPU µs/req | ×curl | ×floor | peak RSS MB |")
+    rule = "|---|" + ("---:|" if show_requests else "") + "---:|---:|---:|---:|---:|---:|---:|"
     if show_mb:
-        header += " MB/s | ×curl |"
-        rule += "---:|---:|"
-    lines += [header + " ok runs |", rule + "---:|"]
+        header += " MB/s | ×curl | ×floor |"
+        rule += "---:|---:|---:|"
+    lines += [header + " req/s over rounds | ok runs |", rule + "---:|---:|"]
     for tool in sorted(tools, key=lambda t: ORDER.index(t) if t in ORDER else len(ORDER)):
         m = tools[tool]
         row = (f"| {tool} |" + (f" {fmt(m['requests'])} |" if show_requests else "")
-               + f" {fmt(m['req_s'])} | {ratio(m['req_s'], curl.get('req_s'))} "
+               + f" {fmt(m['req_s'])} | {ratio(m['req_s'], curl.get('req_s'))} | {ratio(m['req_s'], floor.get('req_s'))} "
                f"| {fmt(m['cpu_us_per_req'], 1)} | {ratio(m['cpu_us_per_req'], curl.get('cpu_us_per_req'))} "
-               f"| {fmt(m['max_rss_mb'], 1)} |")
+               f"| {ratio(m['cpu_us_per_req'], floor.get('cpu_us_per_req'))} | {fmt(m['max_rss_mb'], 1)} |")
         if show_mb:
-            row += f" {fmt(m['mb_s'])} | {ratio(m['mb_s'], curl.get('mb_s'))} |"
-        row += f" {m['runs'] - m['failed_runs']}/{m['runs']} |"
+            row += f" {fmt(m['mb_s'])} | {ratio(m['mb_s'], curl.get('mb_s'))} | {ratio(m['mb_s'], floor.get('mb_s'))} |"
+        row += f" {spread(m['req_s_all'])} | {m['runs'] - m['failed_runs']}/{m['runs']} |"
         lines.append(row)
     return "\n".join(lines)
+
+
+def paired(runs, workload, tool, base):
+    """Per-round ratios of `tool` to `base` on a workload: (req/s ratios, CPU/request ratios)."""
+    by_round = {}
+    for run in runs:
+        if run.get("kind", "load") == "load" and run["workload"] == workload and run["tool"] in (tool, base):
+            derived = derive(run)
+            if derived is not None:
+                by_round.setdefault(run["round"], {})[run["tool"]] = derived
+    pairs = [r for _, r in sorted(by_round.items()) if tool in r and base in r]
+    return ([p[tool]["req_s"] / p[base]["req_s"] for p in pairs],
+            [p[tool]["cpu_us_per_req"] / p[base]["cpu_us_per_req"] for p in pairs])
 
 
 def main():
@@ -108,6 +133,14 @@ def main():
         print(table(workload, summary[workload], show_mb=(workload == "W2"), show_requests=(workload == "W3"),
                     note=note))
         print()
+        if workload == "W3":
+            rates, cpus = paired(runs, "W3", "batchfetch crawl --details", "batchfetch fetch")
+            if rates:
+                print(f"`crawl --details` against `fetch` of the same URLs, per round: req/s "
+                      + ", ".join(f"{r:.2f}×" for r in rates) + "; CPU per request "
+                      + ", ".join(f"{c:.2f}×" for c in cpus)
+                      + f" (medians {statistics.median(rates):.2f}× and {statistics.median(cpus):.2f}×).")
+                print()
     if "skipped" in w3:
         print(f"W3 (the crawl shape) skipped: {w3['skipped']}.")
         print()

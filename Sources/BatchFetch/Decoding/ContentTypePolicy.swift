@@ -24,7 +24,9 @@ public struct ContentTypePolicy: Sendable, Hashable {
         guard let header else {
             return self.acceptsMissing
         }
-        if self.accepted.contains("*/*") {
+        // The common case, a bare accepted type such as `application/json`, without building a
+        // lower-cased copy (this runs for every response).
+        if self.accepted.contains(header) || self.accepted.contains("*/*") {
             return true
         }
         let mediaType = Self.mediaType(of: header)

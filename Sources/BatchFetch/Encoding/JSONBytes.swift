@@ -10,6 +10,7 @@ package struct JSONBytes {
 
     package init() {}
 
+    @inlinable
     package mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { self.buffer.append(contentsOf: $0) }
     }
@@ -18,12 +19,20 @@ package struct JSONBytes {
         self.buffer.append(contentsOf: text.utf8)
     }
 
+    /// One byte of JSON text (a separator).
+    @inlinable
+    package mutating func byte(_ byte: UInt8) {
+        self.buffer.append(byte)
+    }
+
     /// Bytes that are already JSON text, appended as they are.
+    @inlinable
     package mutating func raw(_ bytes: UnsafeRawBufferPointer) {
         self.buffer.append(contentsOf: bytes)
     }
 
     /// Bytes that are already JSON text, appended as they are.
+    @inlinable
     package mutating func raw(_ bytes: [UInt8]) {
         self.buffer.append(contentsOf: bytes)
     }

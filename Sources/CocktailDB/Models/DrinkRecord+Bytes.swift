@@ -48,6 +48,9 @@ struct DrinkRecordReader {
     init(_ list: UnsafeRawBufferPointer) {
         self.scanner = FlatScanner(list)
         self.hasDelete = list.baseAddress.map { memchr($0, 0x7F, list.count) != nil } ?? false
+        // A record's output is about its input's size plus its ingredients: one allocation for a
+        // lookup's single record, then reused for a search's many.
+        self.json.buffer.reserveCapacity(min(list.count, 1 << 16) + 1024)
     }
 
     mutating func records() throws(FetchError) -> [DrinkRecord] {
@@ -66,7 +69,7 @@ struct DrinkRecordReader {
             self.fields[index] = nil
         }
         self.json.buffer.removeAll(keepingCapacity: true)
-        self.json.raw("{")
+        self.json.byte(UInt8(ascii: "{"))
         guard try self.scanner.openObject() else {
             throw Self.otherShape
         }
@@ -92,17 +95,17 @@ struct DrinkRecordReader {
                 self.flush(run)
                 run = span
                 if self.json.buffer.count > 1 {
-                    self.json.raw(",")
+                    self.json.byte(UInt8(ascii: ","))
                 }
                 continue
             }
             self.flush(run)
             run = nil
             if self.json.buffer.count > 1 {
-                self.json.raw(",")
+                self.json.byte(UInt8(ascii: ","))
             }
             self.json.raw(UnsafeRawBufferPointer(rebasing: self.scanner.bytes[start...field.key.upperBound]))
-            self.json.raw(":")
+            self.json.byte(UInt8(ascii: ":"))
             self.value(field)
         } while try self.scanner.nextField()
         self.flush(run)
