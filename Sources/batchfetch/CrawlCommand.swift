@@ -169,28 +169,44 @@ struct CrawlCommand: AsyncParsableCommand {
     }
 }
 
-/// Writes each facet as soon as it is emitted, in one `write` call, so an interrupted run leaves
-/// only complete lines (or one torn last line, which `--resume` discards).
+/// Writes each facet as soon as it is emitted, in pieces of about ``CrawlOutput/chunkSize`` (a facet
+/// of full records can be tens of megabytes), so an interrupted run leaves only complete lines
+/// (Ctrl-C takes effect between facets) or, when killed mid-write, one torn last line, which
+/// `--resume` discards.
 final class CrawlWriter: Sendable {
-    private let output: Mutex<CrawlOutput>
+    private struct State {
+        var output: CrawlOutput
+        /// Reused from facet to facet: it keeps its capacity of about one chunk.
+        var buffer = JSONBytes()
+    }
+
+    private let state: Mutex<State>
     private let file: FileHandleOutput
 
     init(output: CrawlOutput, file: FileHandleOutput) {
-        self.output = Mutex(output)
+        self.state = Mutex(State(output: output))
         self.file = file
     }
 
     func header() {
-        self.file.write(self.output.withLock { $0.header() })
+        self.file.write(self.state.withLock { $0.output.header() })
     }
 
     func write(_ result: FacetResult) {
-        self.file.write(self.output.withLock { $0.facetBytes(result) })
+        self.state.withLock { state in
+            state.output.facet(result, into: &state.buffer) { self.drain(&$0) }
+            self.drain(&state.buffer)
+        }
     }
 
     func finish() {
-        self.file.write(self.output.withLock { $0.footer() })
+        self.file.write(self.state.withLock { $0.output.footer() })
         self.file.flush()
+    }
+
+    private func drain(_ json: inout JSONBytes) {
+        self.file.write(json.buffer)
+        json.buffer.removeAll(keepingCapacity: true)
     }
 }
 

@@ -42,42 +42,34 @@ struct CrawlOutput {
         self.format == .json ? Array((self.emitted == 0 ? "]\n" : "\n]\n").utf8) : []
     }
 
-    /// The bytes for one facet.
-    mutating func facetBytes(_ result: FacetResult) -> [UInt8] {
+    /// How many bytes of a facet are gathered before they are handed on to be written.
+    static let chunkSize = 1 << 20
+
+    /// Appends one facet's bytes to `json`. With full records a facet is tens of megabytes at a
+    /// large catalogue's scale: `flush` is called whenever `json` holds ``chunkSize`` bytes or
+    /// more, and must write and empty it, so the line is never whole in memory (the records it is
+    /// made of are, until it is written). The caller writes what is left at the end.
+    mutating func facet(_ result: FacetResult, into json: inout JSONBytes, flush: (inout JSONBytes) -> Void) {
         defer { self.emitted += 1 }
         switch self.format {
         case .ndjson:
-            var json = JSONBytes()
-            self.object(result, into: &json)
+            self.object(result, into: &json, flush: flush)
             json.raw("\n")
-            return json.buffer
         case .json:
-            var json = JSONBytes()
             json.raw(self.emitted == 0 ? "  " : ",\n  ")
-            self.object(result, into: &json)
-            return json.buffer
+            self.object(result, into: &json, flush: flush)
         case .csv:
-            return Array(self.rows(result).utf8)
+            json.raw(self.rows(result))
         case .table:
             let count =
                 result.failure == nil ? "\(result.drinks.count) items" : "FAILED: \(result.failure?.message ?? "")"
             let extra = result.sweepOnly > 0 ? " (\(result.sweepOnly) found only by the sweep)" : ""
-            return Array("\(result.value.name) - \(count)\(extra)\n".utf8)
+            json.raw("\(result.value.name) - \(count)\(extra)\n")
         }
     }
 
     /// The NDJSON object of a facet: the facet's name under its facet key, then its drinks.
-    func object(_ result: FacetResult, into json: inout JSONBytes) {
-        // One allocation for the line, however long: a facet of thousands of full records is
-        // megabytes, and growing by doubling copied it about twice over.
-        var size = 64 + result.value.name.utf8.count
-        for drink in result.drinks {
-            switch drink {
-            case .summary(let summary): size += 64 + summary.name.utf8.count + (summary.thumbnail?.utf8.count ?? 4)
-            case .record(let record): size += record.json.count + 1
-            }
-        }
-        json.buffer.reserveCapacity(json.buffer.count + size)
+    func object(_ result: FacetResult, into json: inout JSONBytes, flush: (inout JSONBytes) -> Void) {
         json.raw("{")
         json.string(self.facet.rawValue)
         json.raw(":")
@@ -102,6 +94,9 @@ struct CrawlOutput {
             switch drink {
             case .summary(let summary): Self.summary(summary, into: &json)
             case .record(let record): json.raw(record.json)
+            }
+            if json.buffer.count >= Self.chunkSize {
+                flush(&json)
             }
         }
         json.raw("]}")
