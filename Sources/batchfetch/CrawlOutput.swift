@@ -59,12 +59,12 @@ struct CrawlOutput {
             json.raw(self.emitted == 0 ? "  " : ",\n  ")
             self.object(result, into: &json, flush: flush)
         case .csv:
-            json.raw(self.rows(result))
+            json.raw(string: self.rows(result))
         case .table:
             let count =
                 result.failure == nil ? "\(result.drinks.count) items" : "FAILED: \(result.failure?.message ?? "")"
             let extra = result.sweepOnly > 0 ? " (\(result.sweepOnly) found only by the sweep)" : ""
-            json.raw("\(result.value.name) - \(count)\(extra)\n")
+            json.raw(string: "\(result.value.name) - \(count)\(extra)\n")
         }
     }
 

@@ -157,6 +157,12 @@ struct ResponsePolicyTests {
         #expect(!ContentTypePolicy.json.accepts(""))
         #expect(ContentTypePolicy.mediaType(of: "  Text/HTML\t; q=1") == "text/html")
         #expect(ContentTypePolicy.mediaType(of: ";") == "")
+        // A policy without application/json refuses it, also after its set is changed.
+        #expect(!ContentTypePolicy(accepted: ["text/csv"]).accepts("application/json"))
+        var changed = ContentTypePolicy.json
+        changed.accepted = ["text/csv"]
+        #expect(!changed.accepts("application/json"))
+        #expect(changed.accepts("text/csv"))
     }
 
     @Test func whiteSpaceIsTrimmedLikeFoundationDoes() {

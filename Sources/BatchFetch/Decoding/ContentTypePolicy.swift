@@ -3,7 +3,9 @@ import Foundation
 /// Which `Content-Type`s a decoder accepts.
 public struct ContentTypePolicy: Sendable, Hashable {
     /// Accepted media types (lower-case, without parameters); `*/*+json` matches any `+json` type.
-    public var accepted: Set<String>
+    public var accepted: Set<String> {
+        didSet { self.acceptsApplicationJSON = self.accepted.contains("application/json") }
+    }
     /// Whether a response without `Content-Type` is accepted (its body is still validated as JSON).
     public var acceptsMissing: Bool
 
@@ -11,7 +13,12 @@ public struct ContentTypePolicy: Sendable, Hashable {
     public init(accepted: Set<String>, acceptsMissing: Bool = true) {
         self.accepted = accepted
         self.acceptsMissing = acceptsMissing
+        self.acceptsApplicationJSON = accepted.contains("application/json")
     }
+
+    /// Whether ``accepted`` holds `application/json`, the type nearly every response has: known
+    /// without hashing the header (this runs for every response).
+    private var acceptsApplicationJSON: Bool
 
     /// JSON media types: `application/json`, `text/json` and any `+json` suffix (RFC 6839).
     public static let json = ContentTypePolicy(accepted: ["application/json", "text/json", "*/*+json"])
@@ -24,8 +31,10 @@ public struct ContentTypePolicy: Sendable, Hashable {
         guard let header else {
             return self.acceptsMissing
         }
-        // The common case, a bare accepted type such as `application/json`, without building a
-        // lower-cased copy (this runs for every response).
+        if self.acceptsApplicationJSON && header == "application/json" {
+            return true
+        }
+        // A bare accepted type, without building a lower-cased copy.
         if self.accepted.contains(header) || self.accepted.contains("*/*") {
             return true
         }

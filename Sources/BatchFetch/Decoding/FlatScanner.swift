@@ -22,6 +22,24 @@ package struct FlatField {
     package var valueEscaped: Bool
     /// What the value is.
     package var kind: Kind
+
+    /// Whether the value is `null` (a test without `Equatable`'s generic `==` across modules).
+    @inlinable
+    package var isNull: Bool {
+        if case .null = self.kind {
+            return true
+        }
+        return false
+    }
+
+    @inlinable
+    package init(key: Range<Int>, keyEscaped: Bool, value: Range<Int>, valueEscaped: Bool, kind: Kind) {
+        self.key = key
+        self.keyEscaped = keyEscaped
+        self.value = value
+        self.valueEscaped = valueEscaped
+        self.kind = kind
+    }
 }
 
 /// Walks an array of flat objects (``FlatJSON``'s shape) in already validated JSON bytes, field
@@ -120,15 +138,25 @@ package struct FlatScanner {
     mutating func string() throws(FetchError) -> (Range<Int>, Bool) {
         try self.expect(UInt8(ascii: "\""))
         let start = self.position
-        let count = self.bytes.count
+        let (end, escaped) = Self.stringEnd(in: self.bytes, from: start)
+        self.position = end + 1
+        return (start..<end, escaped)
+    }
+
+    /// Where the string whose content starts at `start` ends (the offset of its closing quote, or
+    /// the end of `bytes`), and whether it holds an escape.
+    ///
+    /// Validated JSON: the string ends at the first quote that no backslash escapes. Eight bytes
+    /// at a time, flagging quotes and backslashes (SWAR: a byte is flagged when it equals one;
+    /// false flags only sit above a real one, so the lowest flag is real).
+    @inlinable
+    package static func stringEnd(in bytes: UnsafeRawBufferPointer, from start: Int) -> (end: Int, escaped: Bool) {
+        let count = bytes.count
         var position = start
         var escaped = false
-        // Validated JSON: the string ends at the first quote that no backslash escapes. Eight
-        // bytes at a time, flagging quotes and backslashes (SWAR: a byte is flagged when it
-        // equals one; false flags only sit above a real one, so the lowest flag is real).
         while true {
             while position + 8 <= count {
-                let word = UInt64(littleEndian: self.bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
                 let quotes = word ^ 0x2222_2222_2222_2222
                 let slashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
                 let flags =
@@ -140,20 +168,21 @@ package struct FlatScanner {
                 }
                 position += 8
             }
-            while position < count, self.bytes[position] != UInt8(ascii: "\""),
-                self.bytes[position] != UInt8(ascii: "\\")
-            {
+            while position < count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
                 position += 1
             }
-            guard position < count, self.bytes[position] == UInt8(ascii: "\\") else {
-                break
+            guard position < count, bytes[position] == UInt8(ascii: "\\") else {
+                return (min(position, count), escaped)
             }
             escaped = true
             position += 2
         }
-        let end = min(position, count)
-        self.position = end + 1
-        return (start..<end, escaped)
+    }
+
+    /// Moves to `offset`, for a reader that read ahead on its own (``stringEnd(in:from:)``).
+    @inlinable
+    package mutating func move(to offset: Int) {
+        self.position = offset
     }
 
     @inlinable

@@ -15,8 +15,11 @@ package struct JSONBytes {
         text.withUTF8Buffer { self.buffer.append(contentsOf: $0) }
     }
 
-    package mutating func raw(_ text: String) {
-        self.buffer.append(contentsOf: text.utf8)
+    /// Text that is already JSON, appended as it is. Named apart from ``raw(_:)-(StaticString)``
+    /// so that literals take the static path (a `String` is appended through its UTF-8 view).
+    package mutating func raw(string text: String) {
+        var text = text
+        text.withUTF8 { self.buffer.append(contentsOf: $0) }
     }
 
     /// One byte of JSON text (a separator).
@@ -102,12 +105,6 @@ package struct JSONBytes {
             let code = slash + 1 < raw.count ? raw[slash + 1] : UInt8(ascii: "\\")
             run = slash + 2
             switch code {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-                // Written back the same way.
-                self.buffer.append(UInt8(ascii: "\\"))
-                self.buffer.append(code)
-            case UInt8(ascii: "b"): self.raw("\\u0008")
-            case UInt8(ascii: "f"): self.raw("\\u000c")
             case UInt8(ascii: "u"):
                 var scalar = JSONScanner.hex4(raw, at: run)
                 run += 4
@@ -121,14 +118,15 @@ package struct JSONBytes {
                         run += 6
                     }
                 }
-                let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-                if character.value < 0x80 {
-                    withUnsafeBytes(of: UInt8(character.value)) { self.string(utf8: $0, quoted: false) }
-                } else {
-                    self.buffer.append(contentsOf: String(character).utf8)
-                }
+                self.scalar(Unicode.Scalar(scalar) ?? "\u{FFFD}")
+            case UInt8(ascii: "b"): self.escapedByte(0x08)
+            case UInt8(ascii: "f"): self.escapedByte(0x0C)
+            case UInt8(ascii: "n"): self.escapedByte(0x0A)
+            case UInt8(ascii: "r"): self.escapedByte(0x0D)
+            case UInt8(ascii: "t"): self.escapedByte(0x09)
             default:
-                self.buffer.append(code)
+                // `\"`, `\\`, `\/`: the character itself.
+                self.escapedByte(code)
             }
         }
         if run < raw.count {
@@ -139,35 +137,51 @@ package struct JSONBytes {
 
     /// A JSON string literal of UTF-8 text, escaped exactly as ``string(_:)`` escapes it.
     package mutating func string(utf8 bytes: UnsafeRawBufferPointer) {
-        self.string(utf8: bytes, quoted: true)
+        self.buffer.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: find out in one pass, then copy them in one append.
+        if !bytes.contains(where: Self.needsEscape) {
+            self.buffer.append(contentsOf: bytes)
+        } else {
+            for byte in bytes {
+                self.escapedByte(byte)
+            }
+        }
+        self.buffer.append(UInt8(ascii: "\""))
     }
 
-    private mutating func string(utf8 bytes: UnsafeRawBufferPointer, quoted: Bool) {
-        if quoted {
-            self.buffer.append(UInt8(ascii: "\""))
-        }
-        defer {
-            if quoted {
-                self.buffer.append(UInt8(ascii: "\""))
-            }
-        }
-        // Most strings need no escaping: find out in one pass, then copy them in one append.
-        if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == 0x7F }) {
-            self.buffer.append(contentsOf: bytes)
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
+    }
+
+    /// One byte of a string's text, escaped as JSON requires and ``string(_:)`` writes it:
+    /// `\"`, `\\`, `\n`, `\r`, `\t`, other controls and DEL as `\u00XX`.
+    private mutating func escapedByte(_ byte: UInt8) {
+        guard Self.needsEscape(byte) else {
+            self.buffer.append(byte)
             return
         }
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\""): self.raw("\\\"")
-            case UInt8(ascii: "\\"): self.raw("\\\\")
-            case 0x0A: self.raw("\\n")
-            case 0x0D: self.raw("\\r")
-            case 0x09: self.raw("\\t")
-            case 0..<0x20, 0x7F:
-                let hex = String(byte, radix: 16)
-                self.raw("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
-            default: self.buffer.append(byte)
+        switch byte {
+        case UInt8(ascii: "\""): self.raw("\\\"")
+        case UInt8(ascii: "\\"): self.raw("\\\\")
+        case 0x0A: self.raw("\\n")
+        case 0x0D: self.raw("\\r")
+        case 0x09: self.raw("\\t")
+        default:
+            let digits: StaticString = "0123456789abcdef"
+            self.raw("\\u00")
+            digits.withUTF8Buffer { hex in
+                self.buffer.append(hex[Int(byte >> 4)])
+                self.buffer.append(hex[Int(byte & 0x0F)])
             }
         }
+    }
+
+    /// One decoded scalar of a string's text, escaped as ``string(_:)`` escapes it.
+    private mutating func scalar(_ scalar: Unicode.Scalar) {
+        guard scalar.value >= 0x80 else {
+            self.escapedByte(UInt8(scalar.value))
+            return
+        }
+        UTF8.encode(scalar) { self.buffer.append($0) }
     }
 }

@@ -23,7 +23,7 @@ extension DrinkSummary {
                     repeat {
                         let field = try scanner.field()
                         let value: String? =
-                            field.kind == .null ? nil : scanner.text(field.value, escaped: field.valueEscaped)
+                            field.isNull ? nil : scanner.text(field.value, escaped: field.valueEscaped)
                         switch Key(scanner.bytes, field) {
                         case .id: id = .some(value)
                         case .name: name = .some(value)

@@ -93,6 +93,18 @@ benchmark("Reassembler: 10,000 out-of-order inserts and pops (window 256)") { st
     }
 }
 
+// The same lookup without `\/` escapes, to see what re-escaping costs the crawl's reader.
+if let lookup = documents.first(where: { $0.name == "lookup" }) {
+    let plain = Data(String(decoding: lookup.body, as: UTF8.self).replacingOccurrences(of: "\\/", with: "/").utf8)
+    let response = Response(
+        status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: plain, effectiveURL: "")
+    benchmark("lookup \(plain.count) B without \\/: CocktailDBClient.records") { state in
+        try state.measure {
+            _ = try? CocktailDBClient.records(from: response, endpoint: .searchByFirstLetter("s"))
+        }
+    }
+}
+
 print("documents: " + documents.map { "\($0.name) \($0.body.count) bytes" }.joined(separator: ", "))
 print("MB/s = bytes / time: divide each document's size by the median time below.")
 Benchmark.main()
