@@ -139,6 +139,18 @@ public struct CocktailDBClient: Sendable {
         return try slice.decode([DrinkSummary].self)
     }
 
+    /// The ids of the drinks of a `filter.php` response: ``summaries(from:endpoint:)``'s, with
+    /// its errors, without reading names and thumbnails (a crawl with full records uses none).
+    public static func summaryIDs(from response: Response, endpoint: Endpoint) throws(FetchError) -> [String] {
+        guard let slice = try Self.decoder(for: endpoint).list(in: response) else {
+            return []
+        }
+        if slice.kind == .array, let ids = slice.withUnsafeBytes({ DrinkSummary.ids(in: $0) }) {
+            return ids
+        }
+        return try slice.decode([DrinkSummary].self).map(\.id)
+    }
+
     /// The decoding pipeline for an endpoint: 2xx, JSON, content under its envelope key.
     public static func decoder(for endpoint: Endpoint) -> ResponseDecoder {
         // Built once: parsing the key path cost ~0.3 µs a response, a crawl makes one per drink.

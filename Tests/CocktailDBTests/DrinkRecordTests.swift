@@ -188,8 +188,19 @@ struct DrinkRecordTests {
                 DrinkSummary(id: "2", name: "C", thumbnail: nil), DrinkSummary(id: "3", name: "D", thumbnail: nil),
                 DrinkSummary(id: "4", name: "new", thumbnail: nil),
             ])
+        #expect(flatSlice.withUnsafeBytes { DrinkSummary.ids(in: $0) } == ["1", "2", "3", "4"])
         let missing = try #require(try Envelope("drinks").list(in: Data(#"{"drinks":[{"idDrink":"1"}]}"#.utf8)))
         #expect(missing.withUnsafeBytes { DrinkSummary.summaries(in: $0) } == nil)
+        // The ids reader refuses what the summaries reader refuses, so both fall back alike.
+        #expect(missing.withUnsafeBytes { DrinkSummary.ids(in: $0) } == nil)
+        let nullName = try #require(
+            try Envelope("drinks").list(in: Data(#"{"drinks":[{"idDrink":"1","strDrink":null}]}"#.utf8)))
+        #expect(nullName.withUnsafeBytes { DrinkSummary.ids(in: $0) } == nil)
+        let response = Response(
+            status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]),
+            body: Data(#"{"drinks":[{"idDrink":"1"}]}"#.utf8), effectiveURL: "")
+        let endpoint = Endpoint.filter(by: .category, value: "Shot")
+        #expect(throws: FetchError.self) { try CocktailDBClient.summaryIDs(from: response, endpoint: endpoint) }
     }
 
     /// `text` as a JSON string literal: with `escapingAll`, every character as `\uXXXX` (pairs

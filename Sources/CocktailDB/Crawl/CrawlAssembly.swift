@@ -19,7 +19,7 @@ enum CrawlAssembly {
                     continue
                 }
                 if listed[position] == nil {
-                    listed[position] = Set(plans[position].listed.map(\.id))
+                    listed[position] = Set(plans[position].listedIDs)
                 }
                 if listed[position]?.contains(drink.id) == false {
                     plans[position].sweepOnly.append(drink)
@@ -52,19 +52,21 @@ enum CrawlAssembly {
             return FacetResult(index: plan.index, value: plan.value, drinks: [], sweepOnly: 0, failure: failure)
         }
         var drinks: [CrawlDrink] = []
-        drinks.reserveCapacity(plan.listed.count + plan.sweepOnly.count)
-        for summary in plan.listed {
-            guard details else {
+        drinks.reserveCapacity(plan.listedIDs.count + plan.sweepOnly.count)
+        if details {
+            for id in plan.listedIDs {
+                guard let record = records[id] else {
+                    let failure =
+                        failures[id]
+                        ?? CrawlFailure(kind: .notFound, message: "no record for drink \(id)", url: "", attempts: 0)
+                    return FacetResult(index: plan.index, value: plan.value, drinks: [], sweepOnly: 0, failure: failure)
+                }
+                drinks.append(.record(record))
+            }
+        } else {
+            for summary in plan.listed {
                 drinks.append(.summary(summary))
-                continue
             }
-            guard let record = records[summary.id] else {
-                let failure =
-                    failures[summary.id]
-                    ?? CrawlFailure(kind: .notFound, message: "no record for drink \(summary.id)", url: "", attempts: 0)
-                return FacetResult(index: plan.index, value: plan.value, drinks: [], sweepOnly: 0, failure: failure)
-            }
-            drinks.append(.record(record))
         }
         for drink in plan.sweepOnly {
             drinks.append(

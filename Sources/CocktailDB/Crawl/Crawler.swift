@@ -40,6 +40,9 @@ public struct Crawler: Sendable {
 struct FacetPlan {
     let index: Int
     let value: FacetValue
+    /// The facet's list: its drinks' ids, in the API's order.
+    var listedIDs: [String] = []
+    /// The same drinks' summaries, kept only when they are the output (no `details`).
     var listed: [DrinkSummary] = []
     var sweepOnly: [Drink] = []
     var failure: CrawlFailure?
@@ -109,9 +112,14 @@ struct CrawlRun {
                 let endpoint = Endpoint.filter(by: self.options.facet, value: plans[position].value.name)
                 do throws(FetchError) {
                     try endpoint.validate()
-                    plans[position].listed = try CocktailDBClient.summaries(
-                        from: try result.outcome.get(), endpoint: endpoint)
-                    listedIDs[plans[position].value.name] = Set(plans[position].listed.map(\.id))
+                    let response = try result.outcome.get()
+                    if self.options.details {
+                        plans[position].listedIDs = try CocktailDBClient.summaryIDs(from: response, endpoint: endpoint)
+                    } else {
+                        plans[position].listed = try CocktailDBClient.summaries(from: response, endpoint: endpoint)
+                        plans[position].listedIDs = plans[position].listed.map(\.id)
+                    }
+                    listedIDs[plans[position].value.name] = Set(plans[position].listedIDs)
                 } catch {
                     plans[position].failure = CrawlFailure(
                         error, url: self.api.redacted(result.request.url), attempts: result.attempts)
@@ -149,11 +157,11 @@ struct CrawlRun {
                 for sweepDrink in plans[position].sweepOnly where records[sweepDrink.id] == nil {
                     records[sweepDrink.id] = DrinkRecord(sweepDrink)
                 }
-                for summary in plans[position].listed where records[summary.id] == nil {
-                    let lookup = scheduled[summary.id] ?? lookupIDs.count
-                    if scheduled[summary.id] == nil {
-                        scheduled[summary.id] = lookup
-                        lookupIDs.append(summary.id)
+                for id in plans[position].listedIDs where records[id] == nil {
+                    let lookup = scheduled[id] ?? lookupIDs.count
+                    if scheduled[id] == nil {
+                        scheduled[id] = lookup
+                        lookupIDs.append(id)
                     }
                     plans[position].lastLookup = max(plans[position].lastLookup, lookup)
                 }
@@ -164,8 +172,8 @@ struct CrawlRun {
         var references: [String: Int] = [:]
         if self.options.details {
             for plan in plans where plan.failure == nil {
-                for summary in plan.listed {
-                    references[summary.id, default: 0] += 1
+                for id in plan.listedIDs {
+                    references[id, default: 0] += 1
                 }
                 for drink in plan.sweepOnly {
                     references[drink.id, default: 0] += 1
@@ -181,7 +189,7 @@ struct CrawlRun {
                 run.record(result)
                 try await emit(result)
                 nextFacet += 1
-                for id in plan.listed.map(\.id) + plan.sweepOnly.map(\.id) where plan.failure == nil {
+                for id in plan.listedIDs + plan.sweepOnly.map(\.id) where plan.failure == nil {
                     references[id, default: 1] -= 1
                     if references[id] == 0 {
                         references[id] = nil

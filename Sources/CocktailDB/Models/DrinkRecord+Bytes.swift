@@ -392,14 +392,20 @@ struct DrinkRecordReader {
                 return
             }
             var first = true
-            for piece in text.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true) {
+            var start = text.startIndex
+            while start < text.endIndex {
+                var end = start
+                while end < text.endIndex && text[end] != UInt8(ascii: ",") {
+                    end += 1
+                }
                 let mark = json.buffer.count
                 json.raw(first ? "" : ",")
-                if Self.writeTrimmed(UnsafeRawBufferPointer(rebasing: piece), into: &json) {
+                if Self.writeTrimmed(UnsafeRawBufferPointer(rebasing: text[start..<end]), into: &json) {
                     first = false
                 } else {
                     json.buffer.removeSubrange(mark...)
                 }
+                start = end + 1
             }
         }
     }

@@ -1,4 +1,5 @@
 import BatchFetch
+import Foundation
 
 extension DrinkSummary {
     /// The summaries of a validated JSON array of `filter.php` objects, read from its bytes with
@@ -8,46 +9,63 @@ extension DrinkSummary {
     /// A `filter.php` list of a large catalogue holds thousands of objects; reading each into a
     /// `[String: String?]` first cost a dictionary per drink, and most of a crawl's memory.
     static func summaries(in list: UnsafeRawBufferPointer) -> [DrinkSummary]? {
+        Self.read(list) { scanner, id, name, thumbnail in
+            DrinkSummary(
+                id: id, name: scanner.text(name.value, escaped: name.valueEscaped),
+                thumbnail: thumbnail.flatMap { $0.isNull ? nil : scanner.text($0.value, escaped: $0.valueEscaped) })
+        }
+    }
+
+    /// The ids alone of the summaries ``summaries(in:)`` reads (`nil` where it gives `nil`): a
+    /// crawl with full records needs nothing else of a list, and a thumbnail's `\/` escapes made
+    /// its `String` the dearest part of reading a summary.
+    static func ids(in list: UnsafeRawBufferPointer) -> [String]? {
+        Self.read(list) { _, id, _, _ in id }
+    }
+
+    /// Reads each object's `idDrink`, `strDrink` and `strDrinkThumb` (a repeated key counts once,
+    /// its last value, as in a dictionary) and makes an element of the id's text and the other
+    /// two fields, which `make` reads only if it needs them.
+    private static func read<Element>(
+        _ list: UnsafeRawBufferPointer,
+        make: (FlatScanner, String, FlatField, FlatField?) -> Element
+    ) -> [Element]? {
         var scanner = FlatScanner(list)
-        var summaries: [DrinkSummary] = []
+        var elements: [Element] = []
         do throws(FetchError) {
             guard try scanner.openArray() else {
-                return summaries
+                return elements
             }
             repeat {
-                // Found fields; a repeated key counts once, its last value, as in a dictionary.
-                var id: String?? = nil
-                var name: String?? = nil
-                var thumbnail: String?? = nil
+                var id: FlatField? = nil
+                var name: FlatField? = nil
+                var thumbnail: FlatField? = nil
                 if try scanner.openObject() {
                     repeat {
                         let field = try scanner.field()
-                        let value: String? =
-                            field.isNull ? nil : scanner.text(field.value, escaped: field.valueEscaped)
                         switch Key(scanner.bytes, field) {
-                        case .id: id = .some(value)
-                        case .name: name = .some(value)
-                        case .thumbnail: thumbnail = .some(value)
+                        case .id: id = field
+                        case .name: name = field
+                        case .thumbnail: thumbnail = field
                         case nil: break
                         }
                     } while try scanner.nextField()
                 }
-                guard let id = id ?? nil, let name = name ?? nil else {
+                guard let id, !id.isNull, let name, !name.isNull else {
                     return nil
                 }
-                summaries.append(DrinkSummary(id: id, name: name, thumbnail: thumbnail ?? nil))
+                elements.append(make(scanner, scanner.text(id.value, escaped: id.valueEscaped), name, thumbnail))
             } while try scanner.nextObject()
         } catch {
             return nil
         }
-        return summaries
+        return elements
     }
 
     private enum Key {
         case id, name, thumbnail
 
         init?(_ bytes: UnsafeRawBufferPointer, _ field: FlatField) {
-            let key = UnsafeRawBufferPointer(rebasing: bytes[field.key])
             if field.keyEscaped {
                 // Rare: an escaped key is compared as text.
                 switch FlatScanner(bytes).text(field.key, escaped: true) {
@@ -56,15 +74,23 @@ extension DrinkSummary {
                 case "strDrinkThumb": self = .thumbnail
                 default: return nil
                 }
-            } else if key.elementsEqual("idDrink".utf8) {
-                self = .id
-            } else if key.elementsEqual("strDrink".utf8) {
-                self = .name
-            } else if key.elementsEqual("strDrinkThumb".utf8) {
-                self = .thumbnail
-            } else {
-                return nil
+                return
             }
+            // By length, then bytes: no String per key.
+            let key = UnsafeRawBufferPointer(rebasing: bytes[field.key])
+            switch key.count {
+            case 7 where Self.equal(key, "idDrink"): self = .id
+            case 8 where Self.equal(key, "strDrink"): self = .name
+            case 13 where Self.equal(key, "strDrinkThumb"): self = .thumbnail
+            default: return nil
+            }
+        }
+
+        private static func equal(_ key: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
+            guard let base = key.baseAddress else {
+                return false
+            }
+            return memcmp(base, name.utf8Start, name.utf8CodeUnitCount) == 0
         }
     }
 }
