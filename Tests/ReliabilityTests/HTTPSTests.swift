@@ -142,6 +142,30 @@ struct HTTPSTests {
         }
     }
 
+    /// When the server ends connections (here after 10 requests each, as nginx does after 1,000),
+    /// the next ones resume the TLS session instead of a full handshake with certificate checks,
+    /// whichever of the pooled transfers opens them (one connection at a time, so which one does
+    /// varies; before sessions were shared, each one's first connection was a full handshake).
+    /// Over HTTP/2 libcurl 7.88 resumes none, curl's own command line neither: not tested here.
+    @Test func newConnectionsResumeTheTLSSessionThatAnEarlierOneNegotiated() throws {
+        try self.withServer { server, _ in
+            let urls = (0..<60).map { "https://127.0.0.1:\(server.shortLived)/drink.json?i=\($0)" }
+            let output = try Command.batchfetch().run(
+                ["fetch", "--ca-cert", server.certificates.caFile, "-c", "4", "--per-host", "1", "--body", "none"]
+                    + urls, deadline: 60)
+            #expect(output.status == 0, "\(output.stderr)")
+            let log = server.accessLog()
+            #expect(log.count == 60)
+            var firstLine: [Int: TLSServer.LogLine] = [:]
+            for line in log where firstLine[line.connection] == nil {
+                firstLine[line.connection] = line
+            }
+            #expect(firstLine.count == 6, "10 requests per connection, one at a time")
+            let full = firstLine.values.filter { $0.sessionReused != "r" }.count
+            #expect(full == 1, "\(full) full handshakes over \(firstLine.count) connections")
+        }
+    }
+
     /// `bench --http2` reports the protocol and one connection opened, whatever the cap.
     @Test func benchOverHTTP2ReportsTheProtocolAndOneConnection() throws {
         try self.withServer { server, _ in

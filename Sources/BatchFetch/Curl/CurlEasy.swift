@@ -12,6 +12,8 @@ final class CurlEasy {
     private let handle: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let defaultHeaders: CurlHeaderList
+    /// Held so that the share outlives this handle, which is attached to it until cleanup.
+    private let share: CurlShare?
     private let configuration: Engine.Configuration
     private let maxBodyBytes: Int
 
@@ -42,13 +44,14 @@ final class CurlEasy {
 
     /// Creates a handle with the options every request of this engine shares.
     /// - Returns: `nil` when libcurl cannot allocate a handle.
-    init?(configuration: Engine.Configuration, defaultHeaders: CurlHeaderList) {
+    init?(configuration: Engine.Configuration, defaultHeaders: CurlHeaderList, share: CurlShare?) {
         guard let handle = curl_easy_init() else {
             return nil
         }
         self.handle = handle
         self.configuration = configuration
         self.defaultHeaders = defaultHeaders
+        self.share = share
         self.maxBodyBytes = configuration.maxBodyBytes
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
@@ -78,6 +81,9 @@ final class CurlEasy {
         _ = ccurl_easy_setopt_data_callback(h, CURLOPT_HEADERFUNCTION, curlWriteHeader)
         _ = ccurl_easy_setopt_pointer(h, CURLOPT_HEADERDATA, me)
         _ = ccurl_easy_setopt_pointer(h, CURLOPT_ERRORBUFFER, self.errorBuffer)
+        if let share = self.share {
+            _ = ccurl_easy_setopt_pointer(h, CURLOPT_SHARE, share.handle)
+        }
         // Twice the 16 KB default: half the recv calls and write callbacks on large bodies.
         _ = ccurl_easy_setopt_long(h, CURLOPT_BUFFERSIZE, CurlEasy.receiveBufferBytes)
         _ = ccurl_easy_setopt_string(h, CURLOPT_PROTOCOLS_STR, "http,https")

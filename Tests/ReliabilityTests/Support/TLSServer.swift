@@ -69,6 +69,7 @@ struct TestCertificates {
 /// - ``good``: TLS with the good certificate, ALPN offering h2 and http/1.1
 /// - ``wrongHost``, ``expired``: TLS with those certificates
 /// - ``cleartextH2``: h2c with prior knowledge only (nginx's `listen … http2` without `ssl`)
+/// - ``shortLived``: as ``good``, but each connection closes after 10 requests
 /// - ``proxy``: TLS + h2 with the good certificate, passing every request to `upstreamPort`
 ///   over HTTP/1.1 (only when an upstream is given)
 ///
@@ -79,6 +80,7 @@ final class TLSServer {
     let wrongHost: Int
     let expired: Int
     let cleartextH2: Int
+    let shortLived: Int
     let proxy: Int?
     let certificates: TestCertificates
     private let process: Process
@@ -113,9 +115,10 @@ final class TLSServer {
     init(nginx: String, openssl: String, directory: String, root: String, upstreamPort: Int? = nil) throws {
         self.directory = directory
         self.certificates = try TestCertificates(in: directory, openssl: openssl)
-        let ports = try Self.freePorts(upstreamPort == nil ? 4 : 5)
+        let ports = try Self.freePorts(upstreamPort == nil ? 5 : 6)
         (self.good, self.wrongHost, self.expired, self.cleartextH2) = (ports[0], ports[1], ports[2], ports[3])
-        self.proxy = upstreamPort == nil ? nil : ports[4]
+        self.shortLived = ports[4]
+        self.proxy = upstreamPort == nil ? nil : ports[5]
         let c = self.certificates
         func tls(_ port: Int, _ files: (cert: String, key: String), _ body: String = "root \(root);") -> String {
             """
@@ -130,6 +133,7 @@ final class TLSServer {
         var servers = [
             tls(self.good, c.good), tls(self.wrongHost, c.wrongHost), tls(self.expired, c.expired),
             "server { listen 127.0.0.1:\(self.cleartextH2) http2; root \(root); }",
+            tls(self.shortLived, c.good, "root \(root); keepalive_requests 10;"),
         ]
         if let proxy = self.proxy, let upstreamPort {
             servers.append(
@@ -149,6 +153,7 @@ final class TLSServer {
             events { worker_connections 1024; }
             http {
                 default_type application/json;
+                ssl_session_cache shared:TLS:1m;
                 log_format conn '$server_port $connection $ssl_session_reused $server_protocol $status';
                 access_log \(directory)/access.log conn;
                 client_body_temp_path \(directory)/client_body;
