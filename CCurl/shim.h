@@ -69,6 +69,13 @@ static inline CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption optio
     return curl_multi_setopt(handle, option, value);
 }
 
+// MARK: - share options
+
+/// For CURLSHOPT_SHARE and CURLSHOPT_UNSHARE, whose argument is a curl_lock_data.
+static inline CURLSHcode ccurl_share_setopt_lock_data(CURLSH *handle, CURLSHoption option, curl_lock_data value) {
+    return curl_share_setopt(handle, option, value);
+}
+
 // MARK: - multi messages
 
 /// CURLMsg carries its result in a union that Swift imports awkwardly; read it here.

@@ -34,6 +34,8 @@ struct BenchCommand: AsyncParsableCommand {
 
     @OptionGroup var engine: EngineOptions
 
+    @OptionGroup var transport: TransportOptions
+
     @Flag(help: "Print the report as one JSON object instead of text.")
     var json = false
 
@@ -78,7 +80,9 @@ struct BenchCommand: AsyncParsableCommand {
             }
             return file
         }
-        let configuration = self.engine.configuration()
+        var configuration = self.engine.configuration()
+        self.transport.apply(to: &configuration)
+        self.transport.warnAboutWeakenedTransport()
         let generator = LoadGenerator(configuration: configuration)
         let task = Task { try await generator.run(plan) }
         let signals = InterruptHandler { task.cancel() }

@@ -44,6 +44,8 @@ struct CrawlCommand: AsyncParsableCommand {
 
     @OptionGroup var engine: EngineOptions
 
+    @OptionGroup var transport: TransportOptions
+
     @OptionGroup var report: ReportOptions
 
     func validate() throws {
@@ -88,7 +90,9 @@ struct CrawlCommand: AsyncParsableCommand {
             progress: progress, enabled: self.report.showsProgress)
         let started = Date()
         let interrupted = Atomic<Bool>(false)
-        let configuration = self.engine.configuration(polite: polite)
+        var configuration = self.engine.configuration(polite: polite)
+        self.transport.apply(to: &configuration)
+        self.transport.warnAboutWeakenedTransport()
 
         let crawl = Task { () throws -> CrawlSummary in
             try await withEngine(configuration: configuration) { engine in

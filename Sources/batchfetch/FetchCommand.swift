@@ -40,17 +40,13 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var engine: EngineOptions
 
+    @OptionGroup var transport: TransportOptions
+
     @Option(name: [.customShort("H"), .long], help: "Extra header 'Name: value' (repeatable; CR/LF refused).")
     var header: [String] = []
 
     @Option(help: "The User-Agent header.")
     var userAgent: String?
-
-    @Flag(help: "Ask for HTTP/2 (over TLS when the server offers it).")
-    var http2 = false
-
-    @Flag(name: [.customShort("k"), .long], help: "Do not verify TLS certificates (hosts you trust only).")
-    var insecure = false
 
     @Option(help: "Follow redirects, at most N (give as --follow=N; --follow alone is 10).")
     var follow: Int?
@@ -95,8 +91,7 @@ struct FetchCommand: AsyncParsableCommand {
         if let agent = self.userAgent {
             configuration.userAgent = agent
         }
-        configuration.httpVersion = self.http2 ? .http2 : .http1_1
-        configuration.verifyTLS = !self.insecure
+        self.transport.apply(to: &configuration)
         if let follow = self.follow {
             configuration.redirects = .follow(max: follow)
         }
@@ -107,10 +102,7 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if self.insecure {
-            FileHandleOutput.standardError.write(
-                "batchfetch: warning: TLS certificates are not verified (--insecure)\n")
-        }
+        self.transport.warnAboutWeakenedTransport()
         let source = try FetchInput.open(urls: self.urls, path: self.input, shard: self.shard)
         let configuration = try self.configuration()
         let sink: FileHandleOutput
@@ -229,7 +221,8 @@ struct FetchCommand: AsyncParsableCommand {
             FetchStats(
                 records: summary.records, ok: summary.records - summary.failed, failed: summary.failed,
                 failuresByKind: summary.failuresByKind, requests: summary.requests, retries: summary.retries,
-                bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate))
+                bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate,
+                protocols: summary.protocols))
     }
 }
 
@@ -278,6 +271,8 @@ struct FetchStats: Encodable {
     let bytes: Int
     let elapsedSeconds: Double
     let requestsPerSecond: Double
+    /// Responses by the HTTP version they came over (`HTTP/1.1`, `HTTP/2`).
+    let protocols: [String: Int]
 }
 
 /// Counts records as they are written. Thread-safe.
@@ -289,6 +284,7 @@ final class FetchTally: Sendable {
         var requests = 0
         var retries = 0
         var bytes = 0
+        var protocols: [String: Int] = [:]
     }
 
     private let state = Mutex(Snapshot())
@@ -301,6 +297,9 @@ final class FetchTally: Sendable {
             s.requests += result.attempts
             s.retries += max(0, result.attempts - 1)
             s.bytes += result.response?.body.count ?? 0
+            if let version = result.response?.httpVersion {
+                s.protocols[version.rawValue, default: 0] += 1
+            }
             if let failure {
                 s.failed += 1
                 s.failuresByKind[failure.rawValue, default: 0] += 1

@@ -51,6 +51,26 @@ struct BenchRecorderTests {
         #expect(recorder.tlsHandshake.isEmpty, "no TLS over plain HTTP")
     }
 
+    @Test func responsesAreCountedByTheHTTPVersionTheyCameOverInTheReportToo() throws {
+        var recorder = BenchRecorder()
+        for version in [HTTPVersion.http2, .http2, .http1_1] {
+            let response = Response(
+                status: 200, headers: HTTPHeaders([]), body: Data(), effectiveURL: "https://h/", httpVersion: version)
+            recorder.record(
+                FetchResult(index: 0, request: Request("https://h/"), outcome: .success(response), attempts: 1))
+        }
+        recorder.record(self.failure(.tlsFailure))
+        #expect(recorder.protocols == [.http2: 2, .http1_1: 1], "errors came over no protocol")
+        var other = BenchRecorder()
+        other.add(recorder)
+        let report = other.report(elapsed: .seconds(1), pacing: .closedLoop, concurrency: 4)
+        #expect(report.protocols == ["HTTP/2": 2, "HTTP/1.1": 1])
+        #expect(report.text.contains("; over HTTP/1.1 x1, HTTP/2 x2\n"))
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: try JSONEncoder().encode(report)) as? [String: Any])
+        #expect(json["protocols"] as? [String: Int] == ["HTTP/2": 2, "HTTP/1.1": 1])
+    }
+
     @Test func anExplicitLatencyReplacesTheTransferTime() {
         var recorder = BenchRecorder()
         recorder.record(self.response(status: 200, total: .milliseconds(20)), latency: .milliseconds(900))

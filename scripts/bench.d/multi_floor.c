@@ -8,6 +8,12 @@
  *
  * usage: multi_floor URL_FILE [CONCURRENCY]   (default 64)
  *
+ * For HTTPS and HTTP/2 (W4), the same options batchfetch is given, from the environment:
+ * FLOOR_HTTP=1.1 (default), 2 (over TLS by ALPN, multiplexed: PIPEWAIT, streams up to the
+ * concurrency) or 2-prior-knowledge (h2c); FLOOR_CAINFO=FILE trusts that CA (CURLOPT_CAINFO).
+ * With 2-prior-knowledge on libcurl before 8.0.0, which breaks reused h2c connections (curl
+ * issue 10634), each transfer gets a fresh connection, as batchfetch does there.
+ *
  * Prints the number of transfers that ended with a 2xx status; exits 1 if any did not (the first
  * few failures are named on stderr), 2 on a usage or setup error.
  *
@@ -121,7 +127,23 @@ int main(int argc, char **argv) {
         fprintf(stderr, "multi_floor: curl_global_init failed\n");
         return 2;
     }
+    const char *http = getenv("FLOOR_HTTP");
+    const char *cainfo = getenv("FLOOR_CAINFO");
+    long version = CURL_HTTP_VERSION_1_1;
+    if (http != NULL && strcmp(http, "2") == 0) {
+        version = CURL_HTTP_VERSION_2TLS;
+    } else if (http != NULL && strcmp(http, "2-prior-knowledge") == 0) {
+        version = CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE;
+    } else if (http != NULL && strcmp(http, "1.1") != 0) {
+        fprintf(stderr, "multi_floor: FLOOR_HTTP must be 1.1, 2 or 2-prior-knowledge\n");
+        return 2;
+    }
+    int one_shot = version == CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE &&
+                   curl_version_info(CURLVERSION_NOW)->version_num < 0x080000;
     CURLM *multi = curl_multi_init();
+    if (multi != NULL && version != CURL_HTTP_VERSION_1_1) {
+        curl_multi_setopt(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, concurrency);
+    }
     size_t slots = (size_t)concurrency < count ? (size_t)concurrency : count;
     struct floor_slot *slot = calloc(slots ? slots : 1, sizeof *slot);
     if (multi == NULL || slot == NULL) {
@@ -141,6 +163,17 @@ int main(int argc, char **argv) {
         /* No signals from a multi-handle program; a bound on any one transfer. */
         curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(easy, CURLOPT_TIMEOUT, 30L);
+        curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, version);
+        if (version != CURL_HTTP_VERSION_1_1) {
+            curl_easy_setopt(easy, CURLOPT_PIPEWAIT, one_shot ? 0L : 1L);
+        }
+        if (one_shot) {
+            curl_easy_setopt(easy, CURLOPT_FRESH_CONNECT, 1L);
+            curl_easy_setopt(easy, CURLOPT_FORBID_REUSE, 1L);
+        }
+        if (cainfo != NULL) {
+            curl_easy_setopt(easy, CURLOPT_CAINFO, cainfo);
+        }
     }
 
     size_t next = 0, active = 0, ok = 0, failed = 0;

@@ -12,6 +12,8 @@ final class CurlEasy {
     private let handle: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
     private let defaultHeaders: CurlHeaderList
+    /// Held so that the share outlives this handle, which is attached to it until cleanup.
+    private let share: CurlShare?
     private let configuration: Engine.Configuration
     private let maxBodyBytes: Int
 
@@ -29,6 +31,9 @@ final class CurlEasy {
     private var requestHeaders: CurlHeaderList?
     private var usesDefaultHeaders = true
     private var usesPlainGet = true
+    /// Whether the handle is set to open a fresh connection and close it after (h2c on a libcurl
+    /// that cannot reuse h2c connections).
+    private var usesOneShotConnection = false
 
     /// libcurl's receive buffer (`CURLOPT_BUFFERSIZE`). libcurl 7.88 allocates it for every
     /// transfer and frees it when the transfer ends (`multi_done`), so it must stay small enough
@@ -39,13 +44,14 @@ final class CurlEasy {
 
     /// Creates a handle with the options every request of this engine shares.
     /// - Returns: `nil` when libcurl cannot allocate a handle.
-    init?(configuration: Engine.Configuration, defaultHeaders: CurlHeaderList) {
+    init?(configuration: Engine.Configuration, defaultHeaders: CurlHeaderList, share: CurlShare?) {
         guard let handle = curl_easy_init() else {
             return nil
         }
         self.handle = handle
         self.configuration = configuration
         self.defaultHeaders = defaultHeaders
+        self.share = share
         self.maxBodyBytes = configuration.maxBodyBytes
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
@@ -75,6 +81,9 @@ final class CurlEasy {
         _ = ccurl_easy_setopt_data_callback(h, CURLOPT_HEADERFUNCTION, curlWriteHeader)
         _ = ccurl_easy_setopt_pointer(h, CURLOPT_HEADERDATA, me)
         _ = ccurl_easy_setopt_pointer(h, CURLOPT_ERRORBUFFER, self.errorBuffer)
+        if let share = self.share {
+            _ = ccurl_easy_setopt_pointer(h, CURLOPT_SHARE, share.handle)
+        }
         // Twice the 16 KB default: half the recv calls and write callbacks on large bodies.
         _ = ccurl_easy_setopt_long(h, CURLOPT_BUFFERSIZE, CurlEasy.receiveBufferBytes)
         _ = ccurl_easy_setopt_string(h, CURLOPT_PROTOCOLS_STR, "http,https")
@@ -99,6 +108,8 @@ final class CurlEasy {
             _ = ccurl_easy_setopt_long(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
         case .http2:
             _ = ccurl_easy_setopt_long(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+            // Wait for a connection being set up to say whether it multiplexes rather than open
+            // one per transfer: without it, a batch's first 64 transfers open 64 connections.
             _ = ccurl_easy_setopt_long(h, CURLOPT_PIPEWAIT, 1)
         case .http2PriorKnowledge:
             _ = ccurl_easy_setopt_long(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
@@ -110,6 +121,11 @@ final class CurlEasy {
         _ = ccurl_easy_setopt_string(h, CURLOPT_USERAGENT, c.userAgent)
         _ = ccurl_easy_setopt_long(h, CURLOPT_SSL_VERIFYPEER, c.verifyTLS ? 1 : 0)
         _ = ccurl_easy_setopt_long(h, CURLOPT_SSL_VERIFYHOST, c.verifyTLS ? 2 : 0)
+        if let caFile = c.caCertificateFile {
+            // libcurl opens the file at each new connection's handshake, so an unreadable file
+            // surfaces there, as CURLE_SSL_CACERT_BADFILE.
+            _ = ccurl_easy_setopt_string(h, CURLOPT_CAINFO, caFile)
+        }
         _ = ccurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, self.defaultHeaders.pointer)
     }
 
@@ -140,8 +156,29 @@ final class CurlEasy {
         if let error = self.setMethod(request) {
             return error
         }
+        if self.configuration.httpVersion == .http2PriorKnowledge && !CurlGlobal.reusesCleartextHTTP2 {
+            self.setOneShotConnection(Self.isCleartext(request.url))
+        }
         self.transfer = transfer
         return nil
+    }
+
+    /// Keeps h2c transfers off reused connections, where libcurl 7.x breaks them (see
+    /// ``CurlGlobal/reusesCleartextHTTP2``): a fresh connection each, closed after, and no waiting
+    /// to multiplex onto another transfer's connection.
+    private func setOneShotConnection(_ oneShot: Bool) {
+        guard oneShot != self.usesOneShotConnection else {
+            return
+        }
+        let h = self.handle
+        _ = ccurl_easy_setopt_long(h, CURLOPT_FRESH_CONNECT, oneShot ? 1 : 0)
+        _ = ccurl_easy_setopt_long(h, CURLOPT_FORBID_REUSE, oneShot ? 1 : 0)
+        _ = ccurl_easy_setopt_long(h, CURLOPT_PIPEWAIT, oneShot ? 0 : 1)
+        self.usesOneShotConnection = oneShot
+    }
+
+    private static func isCleartext(_ url: String) -> Bool {
+        url.utf8.count >= 7 && url.utf8.prefix(7).lazy.map { $0 | 0x20 }.elementsEqual("http://".utf8)
     }
 
     private func setMethod(_ request: Request) -> FetchError? {

@@ -22,6 +22,17 @@ enum CurlGlobal {
         String(cString: curl_version())
     }
 
+    /// Whether libcurl can send a request over a cleartext HTTP/2 connection it reuses (h2c with
+    /// prior knowledge). Before 8.0.0 it set up HTTP/2 on the connection a second time, and every
+    /// stream on it failed with "Error in the HTTP2 framing layer" (curl issue 10634, fixed by
+    /// pull request 10643); Debian 12 ships 7.88.1 without the fix.
+    static let reusesCleartextHTTP2: Bool = {
+        guard let info = curl_version_info(CURLVERSION_FIRST) else {
+            return false
+        }
+        return info.pointee.version_num >= 0x08_00_00
+    }()
+
     /// The short description libcurl gives a result code.
     static func text(of code: CURLcode) -> String {
         String(cString: curl_easy_strerror(code))

@@ -22,6 +22,13 @@ final class CurlMulti {
         _ = ccurl_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, configuration.maxConnectionsPerHost))
         _ = ccurl_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, configuration.maxTotalConnections))
         _ = ccurl_multi_setopt_long(handle, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
+        if configuration.httpVersion != .http1_1 {
+            // libcurl puts at most min(this, the server's SETTINGS_MAX_CONCURRENT_STREAMS) streams on
+            // one HTTP/2 connection, 100 by default; a cap above that would open a second connection
+            // that the server did not ask for.
+            _ = ccurl_multi_setopt_long(
+                handle, CURLMOPT_MAX_CONCURRENT_STREAMS, max(1, configuration.maxInFlight))
+        }
     }
 
     deinit {

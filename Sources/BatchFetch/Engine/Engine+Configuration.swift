@@ -34,6 +34,11 @@ extension Engine {
         public var headers: [HeaderField] = []
         /// Verify TLS certificates and host names. Turning this off is for hosts you trust only.
         public var verifyTLS: Bool = true
+        /// A PEM file of certificate authorities to trust instead of the system's bundle
+        /// (`CURLOPT_CAINFO`, curl's `--cacert`): a private CA, without turning verification off.
+        /// `nil` trusts the system's bundle. A file that cannot be read fails each HTTPS transfer
+        /// with ``FetchError/Kind/tlsFailure``.
+        public var caCertificateFile: String? = nil
         /// Whether and how far to follow redirects; every hop is restricted to http and https.
         public var redirects: RedirectPolicy = .none
         /// When to retry.
@@ -93,10 +98,17 @@ extension Engine {
     public enum HTTPVersionPreference: String, Sendable, Hashable, CaseIterable {
         /// HTTP/1.1 only.
         case http1_1
-        /// HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 otherwise; transfers to one
-        /// host are multiplexed over one connection.
+        /// HTTP/2 over TLS when the server offers it (ALPN), HTTP/1.1 otherwise (and over
+        /// cleartext). Transfers to one host are multiplexed as streams over as few connections as
+        /// the server allows: ``Configuration/maxInFlight`` then counts streams, not connections.
         case http2
-        /// HTTP/2 without negotiation, also over cleartext (for servers known to speak it).
+        /// HTTP/2 without negotiation, also over cleartext (h2c, for servers known to speak it);
+        /// multiplexed like ``http2``.
+        ///
+        /// libcurl before 8.0.0 breaks every request sent over an h2c connection it reuses, so
+        /// there each `http://` request opens a connection of its own and closes it after
+        /// (``BatchFetch/multiplexesCleartextHTTP2`` is then `false`); `https://` requests are
+        /// multiplexed as with ``http2``.
         case http2PriorKnowledge
     }
 

@@ -17,6 +17,8 @@ final class EngineLoop {
     private let core: EngineCore
     let multi: CurlMulti
     private let defaultHeaders: CurlHeaderList
+    /// TLS sessions shared by this loop's easy handles (`nil` if libcurl could not make one).
+    private let share: CurlShare?
 
     private var idle: [CurlEasy] = []
     private var busy: [ObjectIdentifier: CurlEasy] = [:]
@@ -38,6 +40,7 @@ final class EngineLoop {
         self.core = core
         self.multi = try CurlMulti(configuration: configuration)
         self.defaultHeaders = CurlHeaderList(configuration.headers)
+        self.share = CurlShare()
         self.replay = ReplayCache(limit: configuration.deduplicate ? configuration.replayCacheBytes : 0)
         if let limit = configuration.rateLimit {
             self.bucket = TokenBucket(
@@ -180,7 +183,7 @@ final class EngineLoop {
         }
         guard
             let easy = self.idle.popLast()
-                ?? CurlEasy(configuration: self.configuration, defaultHeaders: self.defaultHeaders)
+                ?? CurlEasy(configuration: self.configuration, defaultHeaders: self.defaultHeaders, share: self.share)
         else {
             self.finish(transfer, .failure(FetchError(kind: .other, message: "libcurl could not allocate a handle")))
             return

@@ -19,6 +19,8 @@ public struct BenchRecorder: Sendable {
     public private(set) var bytes = 0
     /// Connections opened (the sum of ``Response/newConnections``).
     public private(set) var connections = 0
+    /// Responses by the HTTP version they came over (what ALPN or prior knowledge settled on).
+    public private(set) var protocols: [HTTPVersion: Int] = [:]
     /// Retries made (attempts beyond the first, over all results).
     public private(set) var retries = 0
     /// The latency of every response (whatever its status), as given to ``record(_:latency:)``.
@@ -58,6 +60,7 @@ public struct BenchRecorder: Sendable {
             self.statuses[response.status, default: 0] += 1
             self.bytes += response.body.count
             self.connections += response.newConnections
+            self.protocols[response.httpVersion, default: 0] += 1
             let timings = response.timings
             self.latency.record(latency ?? timings.total)
             if response.newConnections > 0 {
@@ -80,6 +83,7 @@ public struct BenchRecorder: Sendable {
         self.errors.merge(other.errors, uniquingKeysWith: +)
         self.bytes += other.bytes
         self.connections += other.connections
+        self.protocols.merge(other.protocols, uniquingKeysWith: +)
         self.retries += other.retries
         self.latency.add(other.latency)
         self.nameLookup.add(other.nameLookup)
@@ -112,6 +116,7 @@ public struct BenchRecorder: Sendable {
         report.retries = self.retries
         report.statuses = Dictionary(uniqueKeysWithValues: self.statuses.map { (String($0.key), $0.value) })
         report.errors = Dictionary(uniqueKeysWithValues: self.errors.map { ($0.key.rawValue, $0.value) })
+        report.protocols = Dictionary(uniqueKeysWithValues: self.protocols.map { ($0.key.rawValue, $0.value) })
         if !self.latency.isEmpty {
             let latency = self.latency
             report.latency = BenchReport.Latency(

@@ -6,7 +6,7 @@ extension BenchReport {
     ///
     /// ```
     /// closed-loop, 64 in flight: 1000 requests in 0.35 s
-    ///   ok 1000, failed 0; statuses 200 x1000
+    ///   ok 1000, failed 0; statuses 200 x1000; over HTTP/1.1 x1000
     /// throughput: 2857.1 req/s, 6.30 MB/s (2203000 body bytes); 64 connections opened, 0 retries
     /// latency: min 20.06ms  p50 20.48ms  p90 21.2ms  p99 22.3ms  p99.9 23.0ms  max 23.1ms  (mean 20.6ms)
     /// ```
@@ -22,6 +22,9 @@ extension BenchReport {
         var counts = "  ok \(self.ok), failed \(self.failed)"
         if !self.statuses.isEmpty {
             counts += "; statuses " + Self.tally(self.statuses, order: { (Int($0) ?? 0) < (Int($1) ?? 0) })
+        }
+        if !self.protocols.isEmpty {
+            counts += "; over " + Self.tally(self.protocols, order: <)
         }
         lines.append(counts)
         if !self.errors.isEmpty {

@@ -141,6 +141,9 @@ public struct BenchReport: Sendable, Hashable, Codable {
     public var statuses: [String: Int] = [:]
     /// Requests without a response, by ``FetchError/Kind`` raw value.
     public var errors: [String: Int] = [:]
+    /// Responses by the HTTP version they came over (``HTTPVersion`` raw value: `HTTP/1.1`,
+    /// `HTTP/2`).
+    public var protocols: [String: Int] = [:]
     /// Latency percentiles, `nil` when no response came back.
     public var latency: Latency?
     /// Phase medians.
@@ -162,7 +165,7 @@ public struct BenchReport: Sendable, Hashable, Codable {
         case requestsPerSecond = "requests_per_second"
         case bytes
         case megabytesPerSecond = "megabytes_per_second"
-        case connections, retries, statuses, errors
+        case connections, retries, statuses, errors, protocols
         case latency = "latency_ms"
         case phases = "phases_ms"
         case histogram
@@ -185,6 +188,7 @@ public struct BenchReport: Sendable, Hashable, Codable {
         try container.encode(self.retries, forKey: .retries)
         try container.encode(self.statuses, forKey: .statuses)
         try container.encode(self.errors, forKey: .errors)
+        try container.encode(self.protocols, forKey: .protocols)
         try container.encode(self.latency, forKey: .latency)
         try container.encode(self.phases, forKey: .phases)
         try container.encode(self.histogram, forKey: .histogram)

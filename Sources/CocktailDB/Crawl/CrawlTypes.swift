@@ -138,6 +138,8 @@ public struct CrawlSummary: Sendable, Hashable, Codable {
     public var failedRequests = 0
     /// Body bytes received.
     public var bytes = 0
+    /// Responses by the HTTP version they came over (`HTTP/1.1`, `HTTP/2`).
+    public var protocols: [String: Int] = [:]
 
     /// Creates an empty summary.
     public init() {}

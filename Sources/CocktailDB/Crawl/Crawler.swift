@@ -228,6 +228,9 @@ struct CrawlRun {
         self.summary.requests += max(1, result.attempts)
         self.summary.retries += max(0, result.attempts - 1)
         self.summary.bytes += result.response?.body.count ?? 0
+        if let version = result.response?.httpVersion {
+            self.summary.protocols[version.rawValue, default: 0] += 1
+        }
         // A request failed when it got no response or a status the decoders refuse (a 404 is a
         // response, not a transport error, but the crawl cannot use it any more than a reset).
         let failed = result.response.map { !StatusPolicy.successful.accepts($0.status) } ?? true
