@@ -102,7 +102,15 @@ public struct CocktailDBClient: Sendable {
     /// through ~50 `String`s and a `Dictionary`); records in another shape go through ``Drink``,
     /// with its errors.
     public static func records(from response: Response, endpoint: Endpoint) throws(FetchError) -> [DrinkRecord] {
-        guard let slice = try Self.decoder(for: endpoint).list(in: response) else {
+        let decoder = Self.decoder(for: endpoint)
+        if endpoint.envelopeKey == "drinks" {
+            try decoder.status.check(response)
+            try decoder.contentType.check(response)
+            if let records = response.body.withUnsafeBytes({ DrinkRecord.records(document: $0) }) {
+                return records
+            }
+        }
+        guard let slice = try decoder.list(in: response) else {
             return []
         }
         if slice.kind == .array, let records = slice.withUnsafeBytes({ DrinkRecord.records(in: $0) }) {

@@ -179,6 +179,68 @@ package struct FlatScanner {
         }
     }
 
+    /// Like ``stringEnd(in:from:)``, for bytes nobody has validated yet: `nil` at anything the
+    /// scanner would look at closer or refuse (a control character, a byte that is not ASCII, an
+    /// escape other than JSON's, no closing quote). A reader that takes a document's commonest
+    /// form in one pass falls back to the scanner on `nil`, so it accepts nothing the scanner
+    /// would refuse.
+    package static func checkedStringEnd(in bytes: UnsafeRawBufferPointer, from start: Int) -> (
+        end: Int, escaped: Bool
+    )? {
+        let count = bytes.count
+        var position = start
+        var escaped = false
+        while true {
+            // The scanner's test: quotes, backslashes, controls and non-ASCII bytes are flagged.
+            while position + 8 <= count {
+                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+                let quotes = word ^ 0x2222_2222_2222_2222
+                let slashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+                let flags =
+                    ((quotes &- 0x0101_0101_0101_0101) | (slashes &- 0x0101_0101_0101_0101)
+                        | (word &- 0x2020_2020_2020_2020) | word) & 0x8080_8080_8080_8080
+                if flags != 0 {
+                    position += flags.trailingZeroBitCount / 8
+                    break
+                }
+                position += 8
+            }
+            while position < count, bytes[position] >= 0x20, bytes[position] < 0x80,
+                bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\")
+            {
+                position += 1
+            }
+            guard position < count else {
+                return nil
+            }
+            switch bytes[position] {
+            case UInt8(ascii: "\""):
+                return (position, escaped)
+            case UInt8(ascii: "\\"):
+                guard position + 1 < count else {
+                    return nil
+                }
+                switch bytes[position + 1] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    position += 2
+                case UInt8(ascii: "u"):
+                    guard position + 6 <= count,
+                        (2..<6).allSatisfy({ JSONScanner.hexValue(bytes[position + $0]) != nil })
+                    else {
+                        return nil
+                    }
+                    position += 6
+                default:
+                    return nil
+                }
+                escaped = true
+            default:
+                return nil
+            }
+        }
+    }
+
     /// Moves to `offset`, for a reader that read ahead on its own (``stringEnd(in:from:)``).
     @inlinable
     package mutating func move(to offset: Int) {
