@@ -59,7 +59,7 @@ public enum CacheOutcome: String, Sendable, Hashable {
 }
 
 /// What an engine's cache did so far.
-public struct HTTPCacheStatistics: Sendable, Hashable {
+public struct HTTPCacheStatistics: Sendable, Hashable, Codable {
     /// Results answered from the store without a request.
     public var hits = 0
     /// Results answered from the store after a `304`.

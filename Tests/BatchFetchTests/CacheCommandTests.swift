@@ -1,0 +1,159 @@
+import CocktailReplica
+import Foundation
+import Testing
+
+/// `--cache` on the command line, end to end against the replica: records, crawl output bytes,
+/// a SIGKILL mid-write, and runs sharing one directory.
+@Suite(.serialized)
+struct CacheCommandTests {
+    static func temporaryDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("bf-cache-cli-\(UUID().uuidString)").path
+    }
+
+    /// Records without what may differ between runs (timing, attempts, the cache field).
+    static func comparable(_ records: String) -> String {
+        records.replacing(/"attempts":\d+/, with: "").replacing(/"time_ms":[0-9.]+/, with: "")
+            .replacing(/,"cache":"[a-z]+"/, with: "")
+    }
+
+    static func cacheFields(_ records: String) -> [String] {
+        records.matches(of: /"cache":"([a-z]+)"/).map { String($0.1) }
+    }
+
+    static func urlFile(_ server: ReplicaServer, count: Int, in directory: String) throws -> String {
+        let path = directory + "/urls.txt"
+        let lines = server.catalogue.drinks.prefix(count).map { server.url("lookup.php?i=\($0.id)") }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func fetchRecordsSayWhereEachResponseCameFromAndKeepTheirBodies() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await ReplicaServer.withServer { server in
+            let urls = try Self.urlFile(server, count: 30, in: directory)
+            let cache = directory + "/cache"
+            let plain = try Executable("batchfetch").run(["fetch", "-q", "-i", urls])
+            #expect(!plain.stdout.contains("\"cache\""))
+            let first = try Executable("batchfetch").run(["fetch", "-q", "-i", urls, "--cache", cache])
+            #expect(first.status == 0, "\(first.stderr)")
+            #expect(Self.cacheFields(first.stdout) == Array(repeating: "miss", count: 30))
+            let second = try Executable("batchfetch").run(["fetch", "-q", "-i", urls, "--cache", cache])
+            #expect(Self.cacheFields(second.stdout) == Array(repeating: "revalidated", count: 30))
+            let stats = directory + "/stats.json"
+            let third = try Executable("batchfetch").run([
+                "fetch", "-q", "-i", urls, "--cache", cache, "--max-age", "600", "--stats", stats,
+            ])
+            #expect(Self.cacheFields(third.stdout) == Array(repeating: "hit", count: 30))
+            for run in [first, second, third] {
+                #expect(Self.comparable(run.stdout) == Self.comparable(plain.stdout))
+            }
+            let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats)))
+            let counts = (summary as? [String: Any])?["cache"] as? [String: Int]
+            #expect(counts?["hits"] == 30)
+            #expect(counts?["misses"] == 0)
+            #expect((summary as? [String: Any])?["requests"] as? Int == 0)
+            #expect(server.stats().requests == 90)
+            #expect(server.stats().conditionalRequests == 30)
+        }
+    }
+
+    @Test func crawlOutputIsByteIdenticalWithAColdOrWarmCacheAndStatsCountTheHits() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await ReplicaServer.withServer(ReplicaConfiguration(scale: 0.2)) { server in
+            let base = ["crawl", "--base-url", server.baseURL, "-q", "--details"]
+            let cached = base + ["--cache", directory + "/cache", "--max-age", "600"]
+            let plain = try Executable("batchfetch").run(base)
+            #expect(plain.status == 0, "\(plain.stderr)")
+            let cold = try Executable("batchfetch").run(cached)
+            let requests = server.stats().requests
+            let stats = directory + "/stats.json"
+            let warm = try Executable("batchfetch").run(cached + ["--stats", stats])
+            #expect(cold.stdout == plain.stdout)
+            #expect(warm.stdout == plain.stdout)
+            #expect(server.stats().requests == requests)
+            let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats)))
+            let counts = (summary as? [String: Any])?["cache"] as? [String: Int]
+            #expect(counts?["hits"] == requests / 2)
+            #expect(counts?["misses"] == 0)
+            let offline = try Executable("batchfetch").run(
+                base + ["--cache", directory + "/cache", "--cache-mode", "only"])
+            #expect(offline.stdout == plain.stdout)
+        }
+    }
+
+    @Test func aSIGKILLMidWriteLeavesOnlyWholeEntries() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await ReplicaServer.withServer(ReplicaConfiguration(scale: 4)) { server in
+            let urls = try Self.urlFile(server, count: 2500, in: directory)
+            let cache = directory + "/cache"
+            let plain = try Executable("batchfetch").run(["fetch", "-q", "-i", urls])
+            #expect(plain.status == 0)
+            let victim = Process()
+            victim.executableURL = try Executable("batchfetch").url
+            victim.arguments = ["fetch", "-q", "-i", urls, "-o", "/dev/null", "--cache", cache, "-c", "8"]
+            try victim.run()
+            // Kill it once the writer has committed something: mid-run, with writes in flight.
+            let database = cache + "/responses.sqlite-wal"
+            for _ in 0..<500 {
+                let size = (try? FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
+                if size > 64 * 1024 {
+                    break
+                }
+                usleep(2000)
+            }
+            kill(victim.processIdentifier, SIGKILL)
+            victim.waitUntilExit()
+            #expect(victim.terminationReason == .uncaughtSignal)
+            let again = try Executable("batchfetch").run([
+                "fetch", "-q", "-i", urls, "--cache", cache, "--max-age", "600",
+            ])
+            #expect(again.status == 0, "\(again.stderr)")
+            let fields = Self.cacheFields(again.stdout)
+            #expect(fields.contains("hit"))
+            #expect(fields.contains("miss"))
+            #expect(Self.comparable(again.stdout) == Self.comparable(plain.stdout))
+            let offline = try Executable("batchfetch").run([
+                "fetch", "-q", "-i", urls, "--cache", cache, "--cache-mode", "only",
+            ])
+            #expect(Self.comparable(offline.stdout) == Self.comparable(plain.stdout))
+        }
+    }
+
+    @Test func concurrentRunsSharingADirectoryBothStoreAndLeaveItReadable() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await ReplicaServer.withServer(ReplicaConfiguration(scale: 2)) { server in
+            let urls = try Self.urlFile(server, count: 1000, in: directory)
+            let cache = directory + "/cache"
+            let plain = try Executable("batchfetch").run(["fetch", "-q", "-i", urls])
+            let runs = try (0..<3).map { _ in
+                let process = Process()
+                process.executableURL = try Executable("batchfetch").url
+                process.arguments = ["fetch", "-q", "-i", urls, "-o", "/dev/null", "--cache", cache, "-c", "16"]
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                return process
+            }
+            for process in runs {
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0)
+            }
+            let offline = try Executable("batchfetch").run([
+                "fetch", "-q", "-i", urls, "--cache", cache, "--cache-mode", "only",
+            ])
+            #expect(offline.status == 0, "\(offline.stderr)")
+            #expect(Self.cacheFields(offline.stdout) == Array(repeating: "hit", count: 1000))
+            #expect(Self.comparable(offline.stdout) == Self.comparable(plain.stdout))
+        }
+    }
+
+    @Test func cacheFlagsWithoutADirectoryAreAUsageError() throws {
+        let output = try Executable("batchfetch").run(["fetch", "--cache-mode", "only", "http://127.0.0.1:9/"])
+        #expect(output.status == 2)
+        #expect(output.stderr.contains("need --cache DIR"))
+    }
+}
