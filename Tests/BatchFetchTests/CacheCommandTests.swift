@@ -98,7 +98,7 @@ struct CacheCommandTests {
             try victim.run()
             // Kill it once the writer has committed something: mid-run, with writes in flight.
             let database = cache + "/responses.sqlite-wal"
-            for _ in 0..<500 {
+            for _ in 0..<2500 where victim.isRunning {
                 let size = (try? FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
                 if size > 64 * 1024 {
                     break

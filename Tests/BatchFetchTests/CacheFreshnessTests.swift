@@ -71,6 +71,9 @@ struct CachePolicyTests {
         let bearer = HeaderField(name: "Authorization", value: "Bearer x")
         #expect(!CachePolicy.isCacheable(Request("http://h/a", headers: [bearer]), defaults: []))
         #expect(!CachePolicy.isCacheable(Request("http://h/a"), defaults: [bearer]))
+        let cookie = HeaderField(name: "COOKIE", value: "s=1")
+        #expect(!CachePolicy.isCacheable(Request("http://h/a", headers: [cookie]), defaults: []))
+        #expect(CachePolicy.isCacheable(Request("http://h/a?token_count=1@2"), defaults: []))
         let noStore = HeaderField(name: "Cache-Control", value: "no-store")
         #expect(!CachePolicy.isCacheable(Request("http://h/a", headers: [noStore]), defaults: []))
     }
