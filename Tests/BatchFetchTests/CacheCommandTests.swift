@@ -59,6 +59,31 @@ struct CacheCommandTests {
         }
     }
 
+    @Test func urlsFromAPipeUseTheCacheToo() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await ReplicaServer.withServer { server in
+            let urls = try String(contentsOfFile: Self.urlFile(server, count: 20, in: directory), encoding: .utf8)
+            let cache = directory + "/cache"
+            for order in ["input", "completion"] {
+                let cold = try Executable("batchfetch").run(
+                    ["fetch", "-q", "--order", order, "--cache", cache + order], stdin: urls)
+                #expect(cold.status == 0, "\(cold.stderr)")
+                #expect(Self.cacheFields(cold.stdout) == Array(repeating: "miss", count: 20))
+                let stale = try Executable("batchfetch").run(
+                    ["fetch", "-q", "--order", order, "--cache", cache + order], stdin: urls)
+                #expect(Self.cacheFields(stale.stdout) == Array(repeating: "revalidated", count: 20))
+                let offline = try Executable("batchfetch").run(
+                    ["fetch", "-q", "--order", order, "--cache", cache + order, "--cache-mode", "only"], stdin: urls)
+                #expect(Self.cacheFields(offline.stdout) == Array(repeating: "hit", count: 20))
+                if order == "input" {
+                    #expect(Self.comparable(offline.stdout) == Self.comparable(cold.stdout))
+                }
+            }
+            #expect(server.stats().conditionalRequests == 40)
+        }
+    }
+
     @Test func crawlOutputIsByteIdenticalWithAColdOrWarmCacheAndStatsCountTheHits() async throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

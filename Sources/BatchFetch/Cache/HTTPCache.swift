@@ -29,6 +29,20 @@ final class HTTPCache: Sendable {
         let stored: CacheEntry?
     }
 
+    /// ``Pending`` by request index, for batches whose requests are decided on one task (a
+    /// streaming input's feeder) and completed on another (the consumer).
+    final class PendingMap: Sendable {
+        private let entries = Mutex([Int: Pending]())
+
+        func insert(_ pending: Pending, at index: Int) {
+            self.entries.withLock { $0[index] = pending }
+        }
+
+        func remove(_ index: Int) -> Pending? {
+            self.entries.withLock { $0.removeValue(forKey: index) }
+        }
+    }
+
     let configuration: HTTPCacheConfiguration
     private let defaults: [HeaderField]
     private let store: CacheStore?
