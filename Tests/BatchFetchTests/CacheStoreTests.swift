@@ -41,7 +41,7 @@ struct CacheStoreTests {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var configuration = HTTPCacheConfiguration(directory: directory)
-        configuration.maxPageCount = 8
+        configuration.maxPageCount = 3
         let warnings = WarningLog()
         let store = try CacheStore(configuration: configuration) { kind, message in warnings.add(kind, message) }
         let big = String(repeating: "x", count: 64 * 1024)

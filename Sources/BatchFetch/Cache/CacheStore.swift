@@ -50,8 +50,12 @@ final class CacheStore: @unchecked Sendable {
         self.path = (configuration.directory as NSString).appendingPathComponent(Self.fileName)
         self.warn = warn
         let connection = try SQLiteConnection(path: self.path)
+        // 16 KiB pages: at SQLite's default 4 KiB, two rows of a typical 2.3 KB API response do
+        // not fit one page, so each took a page of its own (1,000,000 W1 documents: 4.2 KB a row,
+        // 4 GB). The page size is fixed when the file is created; later opens keep theirs.
         try connection.execute(
             """
+            PRAGMA page_size=16384;
             PRAGMA journal_mode=WAL;
             PRAGMA synchronous=NORMAL;
             CREATE TABLE IF NOT EXISTS responses (
@@ -116,6 +120,8 @@ final class CacheStore: @unchecked Sendable {
             return reader
         }
         let connection = try SQLiteConnection(path: self.path)
+        // Reads through a memory map instead of a pread per page: fewer syscalls per lookup.
+        try connection.execute("PRAGMA mmap_size=1073741824;")
         let select = try connection.prepare(
             """
             SELECT vary, status, effective_url, headers, body, request_time, response_time

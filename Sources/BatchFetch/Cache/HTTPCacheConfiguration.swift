@@ -32,7 +32,7 @@ public struct HTTPCacheConfiguration: Sendable {
     /// Called, from any thread, with a message when the cache cannot be used or written (once per
     /// kind of problem).
     public var onWarning: (@Sendable (String) -> Void)?
-    /// SQLite's `max_page_count` (pages of 4 KiB), 0 = no limit: a small one stands in for a full
+    /// SQLite's `max_page_count` (pages of 16 KiB), 0 = no limit: a small one stands in for a full
     /// disk in tests.
     var maxPageCount = 0
 
