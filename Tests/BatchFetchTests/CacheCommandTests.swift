@@ -4,8 +4,23 @@ import Testing
 
 /// `--cache` on the command line, end to end against the replica: records, crawl output bytes,
 /// a SIGKILL mid-write, and runs sharing one directory.
+///
+/// Every wait for a child process happens on a thread of its own: blocking the cooperative pool
+/// (2 threads here) for seconds starved the timing-sensitive suites running beside this one.
 @Suite(.serialized)
 struct CacheCommandTests {
+    /// Runs `body` on a new thread and waits for it without blocking the cooperative pool.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
+    /// Runs `batchfetch` with `arguments` (and `stdin`), off the cooperative pool.
+    static func batchfetch(_ arguments: [String], stdin: String? = nil) async throws -> Executable.Output {
+        try await Self.offPool { try Executable("batchfetch").run(arguments, stdin: stdin) }
+    }
+
     static func temporaryDirectory() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("bf-cache-cli-\(UUID().uuidString)").path
     }
@@ -34,15 +49,15 @@ struct CacheCommandTests {
         try await ReplicaServer.withServer { server in
             let urls = try Self.urlFile(server, count: 30, in: directory)
             let cache = directory + "/cache"
-            let plain = try Executable("batchfetch").run(["fetch", "-q", "-i", urls])
+            let plain = try await Self.batchfetch(["fetch", "-q", "-i", urls])
             #expect(!plain.stdout.contains("\"cache\""))
-            let first = try Executable("batchfetch").run(["fetch", "-q", "-i", urls, "--cache", cache])
+            let first = try await Self.batchfetch(["fetch", "-q", "-i", urls, "--cache", cache])
             #expect(first.status == 0, "\(first.stderr)")
             #expect(Self.cacheFields(first.stdout) == Array(repeating: "miss", count: 30))
-            let second = try Executable("batchfetch").run(["fetch", "-q", "-i", urls, "--cache", cache])
+            let second = try await Self.batchfetch(["fetch", "-q", "-i", urls, "--cache", cache])
             #expect(Self.cacheFields(second.stdout) == Array(repeating: "revalidated", count: 30))
             let stats = directory + "/stats.json"
-            let third = try Executable("batchfetch").run([
+            let third = try await Self.batchfetch([
                 "fetch", "-q", "-i", urls, "--cache", cache, "--max-age", "600", "--stats", stats,
             ])
             #expect(Self.cacheFields(third.stdout) == Array(repeating: "hit", count: 30))
@@ -66,14 +81,14 @@ struct CacheCommandTests {
             let urls = try String(contentsOfFile: Self.urlFile(server, count: 20, in: directory), encoding: .utf8)
             let cache = directory + "/cache"
             for order in ["input", "completion"] {
-                let cold = try Executable("batchfetch").run(
+                let cold = try await Self.batchfetch(
                     ["fetch", "-q", "--order", order, "--cache", cache + order], stdin: urls)
                 #expect(cold.status == 0, "\(cold.stderr)")
                 #expect(Self.cacheFields(cold.stdout) == Array(repeating: "miss", count: 20))
-                let stale = try Executable("batchfetch").run(
+                let stale = try await Self.batchfetch(
                     ["fetch", "-q", "--order", order, "--cache", cache + order], stdin: urls)
                 #expect(Self.cacheFields(stale.stdout) == Array(repeating: "revalidated", count: 20))
-                let offline = try Executable("batchfetch").run(
+                let offline = try await Self.batchfetch(
                     ["fetch", "-q", "--order", order, "--cache", cache + order, "--cache-mode", "only"], stdin: urls)
                 #expect(Self.cacheFields(offline.stdout) == Array(repeating: "hit", count: 20))
                 if order == "input" {
@@ -90,12 +105,12 @@ struct CacheCommandTests {
         try await ReplicaServer.withServer(ReplicaConfiguration(scale: 0.2)) { server in
             let base = ["crawl", "--base-url", server.baseURL, "-q", "--details"]
             let cached = base + ["--cache", directory + "/cache", "--max-age", "600"]
-            let plain = try Executable("batchfetch").run(base)
+            let plain = try await Self.batchfetch(base)
             #expect(plain.status == 0, "\(plain.stderr)")
-            let cold = try Executable("batchfetch").run(cached)
+            let cold = try await Self.batchfetch(cached)
             let requests = server.stats().requests
             let stats = directory + "/stats.json"
-            let warm = try Executable("batchfetch").run(cached + ["--stats", stats])
+            let warm = try await Self.batchfetch(cached + ["--stats", stats])
             #expect(cold.stdout == plain.stdout)
             #expect(warm.stdout == plain.stdout)
             #expect(server.stats().requests == requests)
@@ -103,7 +118,7 @@ struct CacheCommandTests {
             let counts = (summary as? [String: Any])?["cache"] as? [String: Int]
             #expect(counts?["hits"] == requests / 2)
             #expect(counts?["misses"] == 0)
-            let offline = try Executable("batchfetch").run(
+            let offline = try await Self.batchfetch(
                 base + ["--cache", directory + "/cache", "--cache-mode", "only"])
             #expect(offline.stdout == plain.stdout)
         }
@@ -112,28 +127,32 @@ struct CacheCommandTests {
     @Test func aSIGKILLMidWriteLeavesOnlyWholeEntries() async throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await ReplicaServer.withServer(ReplicaConfiguration(scale: 4)) { server in
-            let urls = try Self.urlFile(server, count: 2500, in: directory)
+        try await ReplicaServer.withServer(ReplicaConfiguration(scale: 3)) { server in
+            let urls = try Self.urlFile(server, count: 1500, in: directory)
             let cache = directory + "/cache"
-            let plain = try Executable("batchfetch").run(["fetch", "-q", "-i", urls])
+            let plain = try await Self.batchfetch(["fetch", "-q", "-i", urls])
             #expect(plain.status == 0)
-            let victim = Process()
-            victim.executableURL = try Executable("batchfetch").url
-            victim.arguments = ["fetch", "-q", "-i", urls, "-o", "/dev/null", "--cache", cache, "-c", "8"]
-            try victim.run()
-            // Kill it once the writer has committed something: mid-run, with writes in flight.
-            let database = cache + "/responses.sqlite-wal"
-            for _ in 0..<2500 where victim.isRunning {
-                let size = (try? FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
-                if size > 64 * 1024 {
-                    break
+            let executable = try Executable("batchfetch").url
+            let reason = try await Self.offPool { () throws -> Process.TerminationReason in
+                let victim = Process()
+                victim.executableURL = executable
+                victim.arguments = ["fetch", "-q", "-i", urls, "-o", "/dev/null", "--cache", cache, "-c", "8"]
+                try victim.run()
+                // Kill it once the writer has committed something: mid-run, with writes in flight.
+                let database = cache + "/responses.sqlite-wal"
+                for _ in 0..<2500 where victim.isRunning {
+                    let size = (try? FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
+                    if size > 64 * 1024 {
+                        break
+                    }
+                    usleep(2000)
                 }
-                usleep(2000)
+                kill(victim.processIdentifier, SIGKILL)
+                victim.waitUntilExit()
+                return victim.terminationReason
             }
-            kill(victim.processIdentifier, SIGKILL)
-            victim.waitUntilExit()
-            #expect(victim.terminationReason == .uncaughtSignal)
-            let again = try Executable("batchfetch").run([
+            #expect(reason == .uncaughtSignal)
+            let again = try await Self.batchfetch([
                 "fetch", "-q", "-i", urls, "--cache", cache, "--max-age", "600",
             ])
             #expect(again.status == 0, "\(again.stderr)")
@@ -141,43 +160,48 @@ struct CacheCommandTests {
             #expect(fields.contains("hit"))
             #expect(fields.contains("miss"))
             #expect(Self.comparable(again.stdout) == Self.comparable(plain.stdout))
-            let offline = try Executable("batchfetch").run([
+            let offline = try await Self.batchfetch([
                 "fetch", "-q", "-i", urls, "--cache", cache, "--cache-mode", "only",
             ])
             #expect(Self.comparable(offline.stdout) == Self.comparable(plain.stdout))
         }
     }
 
+    // Sizes are kept small: these runs share 2 cores with the timing-sensitive suites.
     @Test func concurrentRunsSharingADirectoryBothStoreAndLeaveItReadable() async throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await ReplicaServer.withServer(ReplicaConfiguration(scale: 2)) { server in
-            let urls = try Self.urlFile(server, count: 1000, in: directory)
+            let urls = try Self.urlFile(server, count: 400, in: directory)
             let cache = directory + "/cache"
-            let plain = try Executable("batchfetch").run(["fetch", "-q", "-i", urls])
-            let runs = try (0..<3).map { _ in
-                let process = Process()
-                process.executableURL = try Executable("batchfetch").url
-                process.arguments = ["fetch", "-q", "-i", urls, "-o", "/dev/null", "--cache", cache, "-c", "16"]
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                return process
+            let plain = try await Self.batchfetch(["fetch", "-q", "-i", urls])
+            let executable = try Executable("batchfetch").url
+            let statuses = try await Self.offPool { () throws -> [Int32] in
+                let runs = try (0..<3).map { _ in
+                    let process = Process()
+                    process.executableURL = executable
+                    process.arguments = ["fetch", "-q", "-i", urls, "-o", "/dev/null", "--cache", cache, "-c", "16"]
+                    process.standardError = FileHandle.nullDevice
+                    try process.run()
+                    return process
+                }
+                return runs.map { process in
+                    process.waitUntilExit()
+                    return process.terminationStatus
+                }
             }
-            for process in runs {
-                process.waitUntilExit()
-                #expect(process.terminationStatus == 0)
-            }
-            let offline = try Executable("batchfetch").run([
+            #expect(statuses == [0, 0, 0])
+            let offline = try await Self.batchfetch([
                 "fetch", "-q", "-i", urls, "--cache", cache, "--cache-mode", "only",
             ])
             #expect(offline.status == 0, "\(offline.stderr)")
-            #expect(Self.cacheFields(offline.stdout) == Array(repeating: "hit", count: 1000))
+            #expect(Self.cacheFields(offline.stdout) == Array(repeating: "hit", count: 400))
             #expect(Self.comparable(offline.stdout) == Self.comparable(plain.stdout))
         }
     }
 
-    @Test func cacheFlagsWithoutADirectoryAreAUsageError() throws {
-        let output = try Executable("batchfetch").run(["fetch", "--cache-mode", "only", "http://127.0.0.1:9/"])
+    @Test func cacheFlagsWithoutADirectoryAreAUsageError() async throws {
+        let output = try await Self.batchfetch(["fetch", "--cache-mode", "only", "http://127.0.0.1:9/"])
         #expect(output.status == 2)
         #expect(output.stderr.contains("need --cache DIR"))
     }
