@@ -77,12 +77,12 @@ run_cache() {
 
     local urls=${CACHE_URLS:-$([ "$QUICK" = 1 ] && echo 20000 || echo 1000000)} store_wall offline_wall size
     say "cache: storing $urls distinct URLs (fetch --cache), then answering them offline"
-    set +o pipefail
-    read -r store_wall user sys rss < <(memory_urls "$urls" | cache_timed store "$MEMORY_LIMIT" -- \
-        "$BATCHFETCH" fetch -i - -c "$c" -o /dev/null --order completion --cache "$dir/urls" --stats "$dir/store.stats.json")
-    read -r offline_wall user sys rss < <(memory_urls "$urls" | cache_timed offline "$MEMORY_LIMIT" -- \
-        "$BATCHFETCH" fetch -i - -o /dev/null --order completion --cache "$dir/urls" --cache-mode only --stats "$dir/offline.stats.json")
-    set -o pipefail
+    # A list file, as W1 reads its URLs: the offline run then measures the cache, not the pipe.
+    memory_urls "$urls" >"$dir/urls.txt"
+    read -r store_wall user sys rss < <(cache_timed store "$MEMORY_LIMIT" -- "$BATCHFETCH" fetch -i "$dir/urls.txt" \
+        -c "$c" -o /dev/null --cache "$dir/urls" --stats "$dir/store.stats.json" </dev/null)
+    read -r offline_wall user sys rss < <(cache_timed offline "$MEMORY_LIMIT" -- "$BATCHFETCH" fetch -i "$dir/urls.txt" \
+        -o /dev/null --cache "$dir/urls" --cache-mode only --stats "$dir/offline.stats.json" </dev/null)
     [ -n "${offline_wall:-}" ] || return 1
     size=$(du -sb "$dir/urls" | cut -f1)
     local hits per_url cpu_per_url
@@ -102,5 +102,5 @@ json.dump({
     "database_bytes": $size,
 }, open(sys.argv[1], "w"), indent=1)
 EOF
-    rm -rf "$dir/urls"
+    rm -rf "$dir/urls" "$dir/urls.txt"
 }
