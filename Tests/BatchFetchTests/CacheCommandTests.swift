@@ -133,16 +133,19 @@ struct CacheCommandTests {
             let plain = try await Self.batchfetch(["fetch", "-q", "-i", urls])
             #expect(plain.status == 0)
             let executable = try Executable("batchfetch").url
+            let records = directory + "/killed.ndjson"
             let reason = try await Self.offPool { () throws -> Process.TerminationReason in
                 let victim = Process()
                 victim.executableURL = executable
-                victim.arguments = ["fetch", "-q", "-i", urls, "-o", "/dev/null", "--cache", cache, "-c", "8"]
+                victim.arguments = ["fetch", "-q", "-i", urls, "-o", records, "--cache", cache, "-c", "8"]
                 try victim.run()
-                // Kill it once the writer has committed something: mid-run, with writes in flight.
-                let database = cache + "/responses.sqlite-wal"
+                // Kill it mid-run once about 500 records (~1 MB) are out and the writer has had
+                // time to commit some of their entries (it gathers for at most 50 ms), while it
+                // commits more.
                 for _ in 0..<2500 where victim.isRunning {
-                    let size = (try? FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
-                    if size > 64 * 1024 {
+                    let size = (try? FileManager.default.attributesOfItem(atPath: records)[.size] as? Int) ?? 0
+                    if size > 1_000_000 {
+                        usleep(150_000)
                         break
                     }
                     usleep(2000)

@@ -19,6 +19,9 @@ final class CacheStore: @unchecked Sendable {
     static let fileName = "responses.sqlite"
     static let maxPendingEntries = 4096
     static let maxPendingBytes = 64 << 20
+    /// The writer commits once this many entries wait, or ``gatherSeconds`` after the first.
+    static let batchEntries = 512
+    static let gatherSeconds = 0.05
 
     let path: String
     private let warn: @Sendable (String, String) -> Void
@@ -152,7 +155,7 @@ final class CacheStore: @unchecked Sendable {
         }
         self.pending.append(entry)
         self.pendingBytes += entry.body.count + entry.headers.count + entry.key.utf8.count
-        if self.pending.count == 1 {
+        if self.pending.count == 1 || self.pending.count == Self.batchEntries {
             self.queue.broadcast()
         }
     }
@@ -180,6 +183,12 @@ final class CacheStore: @unchecked Sendable {
             self.queue.lock()
             while self.pending.isEmpty && !self.closing {
                 self.queue.wait()
+            }
+            // Gather a batch before committing: a commit rewrites every page it touches (16 KiB
+            // each, index and interior pages too), so one row per commit wrote ~20× its size.
+            let gatherUntil = Date(timeIntervalSinceNow: Self.gatherSeconds)
+            while self.pending.count < Self.batchEntries && !self.closing && Date() < gatherUntil {
+                _ = self.queue.wait(until: gatherUntil)
             }
             if self.pending.isEmpty {
                 self.writerExited = true
