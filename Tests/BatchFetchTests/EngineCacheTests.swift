@@ -92,6 +92,28 @@ struct EngineCacheTests {
         }
     }
 
+    @Test func requestsRefusedBeforeSendingCountAsMissesOnBothPaths() async throws {
+        let directory = CacheStoreTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let requests = [Request("file:///etc/passwd"), Request("not a url")]
+        let listed = try await Self.run(requests, directory)
+        #expect(listed.results.map(\.cache) == [.miss, .miss])
+        #expect(listed.statistics?.misses == 2)
+        let streamed = try await withEngine(configuration: Self.configuration(directory)) { engine in
+            let stream = AsyncStream { continuation in
+                requests.forEach { continuation.yield($0) }
+                continuation.finish()
+            }
+            var results: [FetchResult] = []
+            for await result in engine.orderedResults(streaming: stream) {
+                results.append(result)
+            }
+            return (results, engine.cacheStatistics)
+        }
+        #expect(streamed.0.map(\.cache) == [.miss, .miss])
+        #expect(streamed.1?.misses == 2)
+    }
+
     @Test func withoutValidatorsAStaleEntryIsFetchedAgainInFull() async throws {
         let directory = CacheStoreTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -144,7 +144,7 @@ final class HTTPCache: Sendable {
         return result.with(cache: .miss, request: pending.original)
     }
 
-    /// Counts a result that went to the network without the cache's involvement.
+    /// Counts a result the cache never saw (a request refused before sending) as a miss.
     func countBypass() {
         self.count(.miss)
     }

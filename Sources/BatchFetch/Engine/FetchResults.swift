@@ -143,7 +143,13 @@ struct BatchIterator {
             self.nextIndex += 1
             if let error = request.validate(maxURLLength: self.maxURLLength) {
                 // Through `accept`, so in input order it waits its turn like any other result.
-                self.accept([FetchResult(index: index, request: request, outcome: .failure(error), attempts: 0)])
+                // With a cache it counts as a miss, as on the streaming path (where it passes the cache).
+                self.cache?.countBypass()
+                self.accept([
+                    FetchResult(
+                        index: index, request: request, outcome: .failure(error), attempts: 0,
+                        cache: self.cache == nil ? nil : .miss)
+                ])
             } else if let cache = self.cache {
                 switch cache.decide(request) {
                 case .answer(let outcome, let source):
