@@ -25,12 +25,20 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // SQLite, found through pkg-config, for the on-disk response cache (Sources/BatchFetch/Cache).
+        .systemLibrary(
+            name: "CSQLite",
+            path: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // glibc's mallopt, which Swift's Glibc module does not expose; used by the command only.
         .systemLibrary(name: "CMalloc", path: "CMalloc"),
         .target(
             name: "BatchFetch",
             dependencies: [
                 "CCurl",
+                "CSQLite",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

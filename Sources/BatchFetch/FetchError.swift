@@ -53,6 +53,9 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let decodingFailed = Kind(rawValue: "decodingFailed")
         /// The engine configuration is invalid.
         public static let invalidConfiguration = Kind(rawValue: "invalidConfiguration")
+        /// `--cache-mode only` (``HTTPCacheConfiguration/Mode/only``) and the cache holds no
+        /// response for the request: nothing was sent.
+        public static let notCached = Kind(rawValue: "notCached")
         /// Anything else libcurl reported; the message carries its text.
         public static let other = Kind(rawValue: "other")
 

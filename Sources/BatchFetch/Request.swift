@@ -237,7 +237,7 @@ extension String {
     }
 
     /// Byte ranges of a URL that hold secrets: the user-info password and sensitive query values.
-    private static func secretSpans<Bytes: RandomAccessCollection<UInt8>>(in bytes: Bytes) -> [Range<Int>]
+    static func secretSpans<Bytes: RandomAccessCollection<UInt8>>(in bytes: Bytes) -> [Range<Int>]
     where Bytes.Index == Int {
         var spans: [Range<Int>] = []
         let start = bytes.startIndex

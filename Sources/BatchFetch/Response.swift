@@ -104,15 +104,22 @@ public struct FetchResult: Sendable {
     public let request: Request
     /// The response, or why there is none.
     public let outcome: Result<Response, FetchError>
-    /// How many attempts were made (0 when the request was rejected before sending).
+    /// How many attempts were made (0 when the request was rejected before sending, or the
+    /// cache answered it).
     public let attempts: Int
+    /// Where the response came from when the engine has a cache (``Engine/Configuration/cache``);
+    /// `nil` without one.
+    public let cache: CacheOutcome?
 
     /// Creates a result.
-    public init(index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int) {
+    public init(
+        index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int, cache: CacheOutcome? = nil
+    ) {
         self.index = index
         self.request = request
         self.outcome = outcome
         self.attempts = attempts
+        self.cache = cache
     }
 
     /// The response, if there is one.

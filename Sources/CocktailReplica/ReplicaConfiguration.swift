@@ -23,6 +23,9 @@ public struct ReplicaConfiguration: Sendable, Hashable {
     public var faults: ReplicaFaults
     /// The most bytes of rendered documents kept in memory; beyond it documents are rendered per request.
     public var documentCacheLimit: Int
+    /// Whether documents carry `ETag` and `Last-Modified` and conditional requests get `304 Not
+    /// Modified`; off, the replica behaves like a server without validators (as the real API).
+    public var validators: Bool
 
     /// Creates a configuration; every argument has a test-friendly default.
     public init(
@@ -35,7 +38,8 @@ public struct ReplicaConfiguration: Sendable, Hashable {
         resultCap: Int = 100,
         legacyRate: Double = 0,
         faults: ReplicaFaults = ReplicaFaults(),
-        documentCacheLimit: Int = 512 << 20
+        documentCacheLimit: Int = 512 << 20,
+        validators: Bool = true
     ) {
         self.host = host
         self.port = port
@@ -47,6 +51,7 @@ public struct ReplicaConfiguration: Sendable, Hashable {
         self.legacyRate = legacyRate
         self.faults = faults
         self.documentCacheLimit = documentCacheLimit
+        self.validators = validators
     }
 
     /// Checks every value's range, and that the host is loopback unless allowed otherwise.

@@ -28,6 +28,8 @@ public struct ReplicaStats: Codable, Sendable, Hashable {
     public var maxRequestsInFlight: Int
     /// Requests by target (path and query, exactly as sent).
     public var requestsByURL: [String: Int]
+    /// Requests that carried `If-None-Match` or `If-Modified-Since` (a cache revalidating).
+    public var conditionalRequests: Int
 
     /// Creates empty stats.
     public init() {
@@ -41,6 +43,7 @@ public struct ReplicaStats: Codable, Sendable, Hashable {
         self.requestsInFlight = 0
         self.maxRequestsInFlight = 0
         self.requestsByURL = [:]
+        self.conditionalRequests = 0
     }
 
     /// How many times `target` (e.g. `/api/json/v1/1/lookup.php?i=11007`) was requested.

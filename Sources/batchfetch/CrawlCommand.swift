@@ -45,6 +45,7 @@ struct CrawlCommand: AsyncParsableCommand {
     @OptionGroup var engine: EngineOptions
 
     @OptionGroup var transport: TransportOptions
+    @OptionGroup var cache: CacheOptions
 
     @OptionGroup var report: ReportOptions
 
@@ -93,13 +94,17 @@ struct CrawlCommand: AsyncParsableCommand {
         var configuration = self.engine.configuration(polite: polite)
         self.transport.apply(to: &configuration)
         self.transport.warnAboutWeakenedTransport()
+        configuration.cache = self.cache.configuration()
 
-        let crawl = Task { () throws -> CrawlSummary in
+        let crawl = Task { () throws -> (CrawlSummary, HTTPCacheStatistics?) in
             try await withEngine(configuration: configuration) { engine in
                 let crawler = Crawler(client: CocktailDBClient(engine: engine, api: api))
-                return try await crawler.crawl(options, progress: progress) { result in
+                let summary = try await crawler.crawl(options, progress: progress) { result in
                     writer.write(result)
                 }
+                // Shut down here so the cache's counts include its final writes.
+                await engine.shutdown()
+                return (summary, engine.cacheStatistics)
             }
         }
         let signals = InterruptHandler {
@@ -117,8 +122,8 @@ struct CrawlCommand: AsyncParsableCommand {
 
         let elapsed = Date().timeIntervalSince(started)
         switch outcome {
-        case .success(let summary):
-            self.summarize(summary, elapsed: elapsed)
+        case .success(let (summary, cache)):
+            self.summarize(summary, cache: cache, elapsed: elapsed)
             if summary.failedFacets > 0 || !summary.sweepFailures.isEmpty {
                 throw ExitCode(1)
             }
@@ -148,7 +153,7 @@ struct CrawlCommand: AsyncParsableCommand {
         return file
     }
 
-    private func summarize(_ summary: CrawlSummary, elapsed: Double) {
+    private func summarize(_ summary: CrawlSummary, cache: HTTPCacheStatistics?, elapsed: Double) {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
             var text =
@@ -167,9 +172,13 @@ struct CrawlCommand: AsyncParsableCommand {
             for failure in summary.sweepFailures {
                 text += "sweep failed: \(failure)\n"
             }
+            if let cache {
+                text += CacheOptions.summary(cache)
+            }
             FileHandleOutput.standardError.write(text)
         }
-        self.report.writeStats(CrawlStats(summary: summary, elapsedSeconds: elapsed, requestsPerSecond: rate))
+        self.report.writeStats(
+            CrawlStats(summary: summary, elapsedSeconds: elapsed, requestsPerSecond: rate, cache: cache))
     }
 }
 
@@ -219,6 +228,8 @@ struct CrawlStats: Encodable {
     let summary: CrawlSummary
     let elapsedSeconds: Double
     let requestsPerSecond: Double
+    /// With `--cache` only: hits, revalidated, misses, stored, dropped.
+    let cache: HTTPCacheStatistics?
 }
 
 extension CrawlFormat: ExpressibleByArgument {}

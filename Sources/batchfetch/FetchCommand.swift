@@ -57,6 +57,8 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Body bytes accepted per response (default 64 MiB).")
     var maxBody: Int?
 
+    @OptionGroup var cache: CacheOptions
+
     @OptionGroup var report: ReportOptions
 
     func validate() throws {
@@ -98,6 +100,7 @@ struct FetchCommand: AsyncParsableCommand {
         if let maxBody = self.maxBody {
             configuration.maxBodyBytes = maxBody
         }
+        configuration.cache = self.cache.configuration()
         return configuration
     }
 
@@ -116,7 +119,8 @@ struct FetchCommand: AsyncParsableCommand {
             sink = FileHandleOutput.standardOutput
         }
         let writer = RecordWriter(
-            bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath)
+            bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath,
+            cacheField: configuration.cache != nil)
         let tally = FetchTally()
         let reporter = ProgressReporter(
             enabled: self.report.showsProgress
@@ -154,6 +158,10 @@ struct FetchCommand: AsyncParsableCommand {
                     stream.cancel()
                 }
                 writer.drain(to: sink)
+                // Shut down here (withEngine's own call is then a no-op) so the cache's counts
+                // include its final writes.
+                await engine.shutdown()
+                return engine.cacheStatistics
             }
         }
         let interrupted = Atomic<Bool>(false)
@@ -170,7 +178,7 @@ struct FetchCommand: AsyncParsableCommand {
         sink.flush()
         let summary = tally.snapshot
         let elapsed = Date().timeIntervalSince(started)
-        self.summarize(summary, elapsed: elapsed)
+        self.summarize(summary, cache: try? outcome.get(), elapsed: elapsed)
         if let failure = sink.failure {
             // The reader went away (a closed pipe, as with `| head`) or the disk is full: stop, like
             // any shell tool; 141 is what a process killed by SIGPIPE reports.
@@ -206,7 +214,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    private func summarize(_ summary: FetchTally.Snapshot, elapsed: Double) {
+    private func summarize(_ summary: FetchTally.Snapshot, cache: HTTPCacheStatistics?, elapsed: Double) {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
             var text = String(
@@ -215,6 +223,9 @@ struct FetchCommand: AsyncParsableCommand {
             for (kind, count) in summary.failuresByKind.sorted(by: { $0.key < $1.key }) {
                 text += "  \(kind): \(count)\n"
             }
+            if let cache {
+                text += CacheOptions.summary(cache)
+            }
             FileHandleOutput.standardError.write(text)
         }
         self.report.writeStats(
@@ -222,7 +233,7 @@ struct FetchCommand: AsyncParsableCommand {
                 records: summary.records, ok: summary.records - summary.failed, failed: summary.failed,
                 failuresByKind: summary.failuresByKind, requests: summary.requests, retries: summary.retries,
                 bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate,
-                protocols: summary.protocols))
+                protocols: summary.protocols, cache: cache))
     }
 }
 
@@ -273,6 +284,8 @@ struct FetchStats: Encodable {
     let requestsPerSecond: Double
     /// Responses by the HTTP version they came over (`HTTP/1.1`, `HTTP/2`).
     let protocols: [String: Int]
+    /// With `--cache` only: hits, revalidated, misses, stored, dropped.
+    let cache: HTTPCacheStatistics?
 }
 
 /// Counts records as they are written. Thread-safe.

@@ -18,6 +18,9 @@ struct RecordWriter {
 
     let bodyMode: BodyMode
     let status: StatusPolicy
+    /// Whether records end with `"cache":"hit"|"revalidated"|"miss"` (only with `--cache`, so
+    /// records without it keep their bytes).
+    let cacheField: Bool
     /// When set, only this key path's value is kept (implies JSON).
     let contentPath: Envelope?
     /// The records formatted so far, except the large bodies in ``splices``.
@@ -34,9 +37,13 @@ struct RecordWriter {
     /// Bytes formatted and not yet written out.
     var pendingBytes: Int { self.json.buffer.count + self.splicedBytes }
 
-    init(bodyMode: BodyMode = .auto, status: StatusPolicy = .successful, contentPath: String? = nil) {
+    init(
+        bodyMode: BodyMode = .auto, status: StatusPolicy = .successful, contentPath: String? = nil,
+        cacheField: Bool = false
+    ) {
         self.bodyMode = bodyMode
         self.status = status
+        self.cacheField = cacheField
         self.contentPath = contentPath.map { Envelope($0, noResults: .strict) }
         self.json.buffer.reserveCapacity(1 << 17)
     }
@@ -54,6 +61,7 @@ struct RecordWriter {
             self.json.int(result.attempts)
             self.json.raw(",\"bytes\":0,\"time_ms\":null,\"content_type\":null,\"body\":null")
             self.error(error)
+            self.end(result)
             return error.kind
         }
         // The body decides `ok`, which comes before it: judge it first, then write in order.
@@ -80,10 +88,21 @@ struct RecordWriter {
         }
         if let failure {
             self.error(failure)
+            self.end(result)
             return failure.kind
         }
-        self.json.raw(",\"error\":null}\n")
+        self.json.raw(",\"error\":null")
+        self.end(result)
         return nil
+    }
+
+    /// Closes the record, with its `cache` field when asked for.
+    private mutating func end(_ result: FetchResult) {
+        if self.cacheField {
+            self.json.raw(",\"cache\":")
+            self.json.string((result.cache ?? .miss).rawValue)
+        }
+        self.json.raw("}\n")
     }
 
     /// Writes everything formatted so far to `sink` and empties the writer.
@@ -201,6 +220,6 @@ struct RecordWriter {
         self.json.string(error.kind.rawValue)
         self.json.raw(",\"message\":")
         self.json.string(error.message)
-        self.json.raw("}}\n")
+        self.json.raw("}")
     }
 }

@@ -37,6 +37,9 @@ struct ReplicaCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Fraction of drinks served with \"\" instead of null in unused slots.", valueName: "P"))
     var legacyRate: Double = 0
 
+    @Flag(help: "Send no ETag/Last-Modified and ignore conditional requests (like the real API).")
+    var noValidators = false
+
     @OptionGroup(title: "Faults")
     var faults: FaultOptions
 
@@ -78,7 +81,8 @@ struct ReplicaCommand: AsyncParsableCommand {
             scale: self.scale,
             resultCap: self.resultCap,
             legacyRate: self.legacyRate,
-            faults: try self.faults.makeFaults()
+            faults: try self.faults.makeFaults(),
+            validators: !self.noValidators
         )
     }
 

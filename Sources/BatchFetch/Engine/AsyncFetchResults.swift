@@ -27,6 +27,9 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
         private var received = 0
         private var ready = Deque<FetchResult>()
         private var order: ResultOrder?
+        private let cache: HTTPCache?
+        /// What the cache needs to complete the requests it sent, shared with the feeder.
+        private let cachePending: HTTPCache.PendingMap?
 
         init(engine: Engine, input: Input, orderWindow: Int?) {
             let batch = BatchGuard(core: engine.core)
@@ -43,6 +46,10 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
             if let order = self.order {
                 credits.gate(limit: order.limit, paused: false)
             }
+            let cache = engine.cache
+            let cachePending = cache.map { _ in HTTPCache.PendingMap() }
+            self.cache = cache
+            self.cachePending = cachePending
             let feeder = Task {
                 var index = 0
                 do {
@@ -54,6 +61,27 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
                             sink.deliver([
                                 FetchResult(index: index, request: request, outcome: .failure(error), attempts: 0)
                             ])
+                        } else if let cache, let cachePending {
+                            // Answers go through the sink like results, so they hold their credit
+                            // until the consumer takes them.
+                            switch cache.decide(request) {
+                            case .answer(let outcome, let source):
+                                sink.deliver([
+                                    FetchResult(
+                                        index: index, request: request, outcome: outcome, attempts: 0, cache: source)
+                                ])
+                            case .send(let wire, let pending):
+                                cachePending.insert(pending, at: index)
+                                core.submit([
+                                    EngineCore.Submission(
+                                        request: wire, index: index, sink: sink, submittedAt: MonotonicClock.now())
+                                ])
+                            case .bypass:
+                                core.submit([
+                                    EngineCore.Submission(
+                                        request: request, index: index, sink: sink, submittedAt: MonotonicClock.now())
+                                ])
+                            }
                         } else {
                             let submission = EngineCore.Submission(
                                 request: request, index: index, sink: sink, submittedAt: MonotonicClock.now())
@@ -83,11 +111,17 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
                     self.batch.finished = true
                     return nil
                 }
-                let results = await self.batch.sink.take()
+                var results = await self.batch.sink.take()
                 if Task.isCancelled {
                     self.batch.cancel()
                     self.feederGuard.stop()
                     return nil
+                }
+                if let cache = self.cache, let pending = self.cachePending {
+                    results = results.map { result in
+                        // Answers the cache gave already carry their source.
+                        result.cache != nil ? result : cache.complete(result, pending: pending.remove(result.index))
+                    }
                 }
                 self.received += results.count
                 guard self.order != nil else {

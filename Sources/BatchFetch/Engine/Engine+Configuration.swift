@@ -81,6 +81,9 @@ extension Engine {
         /// In input order, how many body bytes the results waiting for an earlier one may hold
         /// before reading more requests pauses (until the earlier one arrives).
         public var reorderBufferBytes: Int = 32 << 20
+        /// An on-disk cache to answer and revalidate requests from; `nil` (the default) = none,
+        /// and every result's ``FetchResult/cache`` is `nil`.
+        public var cache: HTTPCacheConfiguration? = nil
 
         /// The default configuration.
         public init() {}

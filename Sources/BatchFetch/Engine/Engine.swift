@@ -22,6 +22,8 @@ public final class Engine: Sendable {
     /// The configuration the engine was created with.
     public let configuration: Configuration
     let core: EngineCore
+    /// The on-disk cache, when ``Configuration/cache`` asks for one.
+    let cache: HTTPCache?
 
     /// Starts an engine and its thread.
     /// - Throws: ``FetchError`` when the configuration is invalid or libcurl cannot start.
@@ -30,6 +32,7 @@ public final class Engine: Sendable {
             throw FetchError(kind: .invalidConfiguration, message: problem)
         }
         self.configuration = configuration
+        self.cache = configuration.cache.map { HTTPCache(configuration: $0, defaults: configuration.headers) }
         let core = EngineCore()
         self.core = core
         let started = Mutex<Result<Void, FetchError>?>(nil)
@@ -57,12 +60,19 @@ public final class Engine: Sendable {
         thread.start()
         ready.wait()
         if case .failure(let error) = started.withLock({ $0 }) {
+            self.cache?.close()
             throw error
         }
     }
 
     deinit {
         self.core.requestShutdown()
+        self.cache?.close()
+    }
+
+    /// What the cache did so far; `nil` when the engine has none.
+    public var cacheStatistics: HTTPCacheStatistics? {
+        self.cache?.snapshot
     }
 
     /// Fetches every request of `requests` and yields one result per request, in completion order.
@@ -97,10 +107,21 @@ public final class Engine: Sendable {
     }
 
     /// Cancels everything outstanding (each gets a ``FetchError/Kind/cancelled`` result), stops the
-    /// engine thread and waits for it to release every libcurl handle. Idempotent.
+    /// engine thread and waits for it to release every libcurl handle, and for the cache to write
+    /// what it holds. Idempotent.
     public func shutdown() async {
         self.core.requestShutdown()
         await self.core.waitForExit()
+        if let cache = self.cache {
+            // The final commit blocks: wait for it on a thread of its own, off the cooperative pool.
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let thread = Thread {
+                    cache.close()
+                    continuation.resume()
+                }
+                thread.start()
+            }
+        }
     }
 
     private static func problem(with configuration: Configuration) -> String? {

@@ -18,7 +18,8 @@ final class ReplicaCore: Sendable {
         self.documents = DocumentStore(
             catalogue: catalogue,
             resultCap: configuration.resultCap,
-            limit: configuration.documentCacheLimit
+            limit: configuration.documentCacheLimit,
+            validators: configuration.validators
         )
         self.planner = FaultPlanner(seed: configuration.seed, faults: configuration.faults)
         self.stats = StatsRecorder(throttle: configuration.faults.throttle)

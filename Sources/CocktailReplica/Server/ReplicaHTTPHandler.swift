@@ -18,6 +18,10 @@ final class ReplicaHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         var isHead: Bool
         /// `false` for the stats endpoint, which is never counted.
         var counted: Bool
+        /// The request's `If-None-Match`, if any.
+        var ifNoneMatch: String? = nil
+        /// The request's `If-Modified-Since`, if any.
+        var ifModifiedSince: String? = nil
     }
 
     private let core: ReplicaCore
@@ -81,9 +85,13 @@ final class ReplicaHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         exchange.path = self.lastPath
         exchange.counted = true
+        exchange.ifNoneMatch = head.headers.first(name: "if-none-match")
+        exchange.ifModifiedSince = head.headers.first(name: "if-modified-since")
         self.exchange = exchange
         let now = self.core.throttles ? NIODeadline.now().uptimeNanoseconds : 0
-        let admission = self.core.stats.begin(target: head.uri, path: exchange.path, now: now)
+        let admission = self.core.stats.begin(
+            target: head.uri, path: exchange.path, now: now,
+            conditional: exchange.ifNoneMatch != nil || exchange.ifModifiedSince != nil)
         let plan =
             self.core.planner.isTrivial
             ? FaultPlan.normal
@@ -122,7 +130,13 @@ final class ReplicaHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         switch plan.fault {
         case nil:
-            if let document {
+            if let document, let tag = document.entityTag, let exchange = self.exchange,
+                Validators.notModified(
+                    ifNoneMatch: exchange.ifNoneMatch, ifModifiedSince: exchange.ifModifiedSince, entityTag: tag,
+                    lastModified: Validators.lastModified)
+            {
+                self.sendNotModified(entityTag: tag, context: context)
+            } else if let document {
                 self.send(document, context: context)
             } else {
                 self.send(status: status, contentType: contentType, body: body, fault: nil, context: context)
@@ -232,6 +246,19 @@ final class ReplicaHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.write(self.wrapOutboundOut(.body(.byteBuffer(document.body))), promise: nil)
         }
         self.end(status: 200, fault: nil, keepAlive: exchange.keepAlive, context: context)
+    }
+
+    /// `304 Not Modified`: the validators again and no body (RFC 9110 §15.4.5), so a cache can
+    /// refresh its stored headers.
+    private func sendNotModified(entityTag: String, context: ChannelHandlerContext) {
+        guard let exchange = self.exchange else { return }
+        var headers = HTTPHeaders([("ETag", entityTag), ("Last-Modified", Validators.lastModified)])
+        if !exchange.keepAlive {
+            headers.add(name: "Connection", value: "close")
+        }
+        let head = HTTPResponseHead(version: exchange.version, status: .notModified, headers: headers)
+        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+        self.end(status: 304, fault: nil, keepAlive: exchange.keepAlive, context: context)
     }
 
     /// Writes `.end`, after counting the request as finished: writing `.end` may synchronously

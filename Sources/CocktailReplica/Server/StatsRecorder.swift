@@ -17,6 +17,7 @@ final class StatsRecorder: Sendable {
         var inFlight = 0
         var maxInFlight = 0
         var requestsByURL: [String: Int] = [:]
+        var conditionalRequests = 0
         var throttle: ThrottleWindow?
     }
 
@@ -49,10 +50,14 @@ final class StatsRecorder: Sendable {
         self.state.withLock { $0.connectionsOpen -= 1 }
     }
 
-    /// Counts a request whose head arrived; `now` is monotonic nanoseconds (for the throttle).
-    func begin(target: String, path: String, now: UInt64) -> Admission {
+    /// Counts a request whose head arrived; `now` is monotonic nanoseconds (for the throttle);
+    /// `conditional` when it carried `If-None-Match` or `If-Modified-Since`.
+    func begin(target: String, path: String, now: UInt64, conditional: Bool = false) -> Admission {
         self.state.withLock { state in
             state.requests += 1
+            if conditional {
+                state.conditionalRequests += 1
+            }
             state.requestsByPath[path, default: 0] += 1
             // One hash of the target: bump in place when present.
             var attempt = 0
@@ -106,6 +111,7 @@ final class StatsRecorder: Sendable {
             stats.requestsInFlight = state.inFlight
             stats.maxRequestsInFlight = state.maxInFlight
             stats.requestsByURL = state.requestsByURL
+            stats.conditionalRequests = state.conditionalRequests
             return stats
         }
     }

@@ -21,6 +21,7 @@ import Synchronization
 ///   with status S (default 200); with `breaks=1` its tokens are separated by CR LF
 /// - `/hang` — never answers
 /// - `/headers` — the request's header fields, one `name: value` per line
+/// - `/cached?cc=V` — 200 with `Cache-Control: V` and `ETag: "v1"`, a body counting the requests
 final class TestHTTPServer: Sendable {
     struct Counters: Sendable {
         var connectionsAccepted = 0
@@ -197,6 +198,11 @@ private final class TestHTTPHandler: ChannelInboundHandler {
                 body: TestHTTPServer.document(size: size, breaks: query["breaks"] == "1"), type: "application/json")
         case "/hang":
             break
+        case "/cached":
+            let count = self.counters { $0.arrivals["/cached"]?.count ?? 0 } ?? 0
+            self.respond(
+                context: context, status: .ok, body: "{\"served\":\(count)}", type: "application/json",
+                headers: [("Cache-Control", query["cc"] ?? ""), ("ETag", "\"v1\"")])
         case "/headers":
             let lines = head.headers.map { "\($0.name.lowercased()): \($0.value)" }.joined(separator: "\n")
             self.respond(context: context, status: .ok, body: lines)

@@ -1,0 +1,278 @@
+import Foundation
+
+/// The SQLite database behind an ``HTTPCache``: lookups from any thread, writes batched on a
+/// writer thread of its own.
+///
+/// Layout: `DIR/responses.sqlite` in WAL mode, one row per key, so a lookup is one primary-key
+/// probe however many entries there are. Every write batch is one transaction: a crash or a
+/// SIGKILL at any moment leaves each entry either whole or absent (SQLite's atomic commit;
+/// `synchronous=NORMAL` in WAL mode loses at most the last batches on power loss, never
+/// consistency). Other processes may share the directory: every connection waits up to 5 s for
+/// their locks, and the writer takes the write lock up front (`BEGIN IMMEDIATE`).
+///
+/// Threading: any thread. Idle read connections sit in a locked pool (one per thread that is
+/// reading at the time); the write queue is bounded (``maxPendingEntries``, ``maxPendingBytes``):
+/// a producer that gets ahead of the disk waits, so memory stays flat.
+/// `@unchecked Sendable`: every mutable property is guarded by `readerLock` or `queue`; the
+/// writer's connection is touched only by `init` and then the writer thread.
+final class CacheStore: @unchecked Sendable {
+    static let fileName = "responses.sqlite"
+    static let maxPendingEntries = 4096
+    static let maxPendingBytes = 64 << 20
+    /// The writer commits once this many entries wait, or ``gatherSeconds`` after the first.
+    static let batchEntries = 512
+    static let gatherSeconds = 0.05
+
+    let path: String
+    private let warn: @Sendable (String, String) -> Void
+
+    private let readerLock = NSLock()
+    private var idleReaders: [Reader] = []
+
+    private let queue = NSCondition()
+    private var pending: [CacheEntry] = []
+    private var pendingBytes = 0
+    private var closing = false
+    private var writerExited = false
+    /// Set when writing failed for good (full disk, read-only file): later entries are dropped.
+    private var broken = false
+    private var stored = 0
+    private var dropped = 0
+
+    /// Opens (creating) the store in `configuration.directory` and starts its writer thread.
+    /// - Parameter warn: receives a problem's kind (to report each kind once) and its message.
+    init(configuration: HTTPCacheConfiguration, warn: @escaping @Sendable (String, String) -> Void) throws(SQLiteError)
+    {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: configuration.directory, withIntermediateDirectories: true)
+        } catch {
+            throw SQLiteError(
+                code: 14, message: "cannot create \(configuration.directory): \(error.localizedDescription)")
+        }
+        self.path = (configuration.directory as NSString).appendingPathComponent(Self.fileName)
+        self.warn = warn
+        let connection = try SQLiteConnection(path: self.path)
+        // 16 KiB pages: at SQLite's default 4 KiB, two rows of a typical 2.3 KB API response do
+        // not fit one page, so each took a page of its own (1,000,000 W1 documents: 4.2 KB a row,
+        // 4 GB). The page size is fixed when the file is created; later opens keep theirs.
+        try connection.execute(
+            """
+            PRAGMA page_size=16384;
+            PRAGMA journal_mode=WAL;
+            PRAGMA synchronous=NORMAL;
+            CREATE TABLE IF NOT EXISTS responses (
+                key TEXT PRIMARY KEY NOT NULL,
+                vary TEXT NOT NULL,
+                status INTEGER NOT NULL,
+                effective_url TEXT NOT NULL,
+                headers BLOB NOT NULL,
+                body BLOB NOT NULL,
+                request_time REAL NOT NULL,
+                response_time REAL NOT NULL
+            );
+            """)
+        if configuration.maxPageCount > 0 {
+            try connection.execute("PRAGMA max_page_count=\(configuration.maxPageCount);")
+        }
+        let insert = try connection.prepare(
+            """
+            INSERT OR REPLACE INTO responses
+                (key, vary, status, effective_url, headers, body, request_time, response_time)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let writer = Writer(connection: connection, insert: insert)
+        let thread = Thread { [self] in
+            self.runWriter(writer)
+        }
+        thread.name = "batchfetch-cache"
+        thread.start()
+    }
+
+    // MARK: - reads
+
+    /// The stored entry for `key`, or `nil` (also when the database cannot be read).
+    func lookup(_ key: String) -> CacheEntry? {
+        let reader: Reader
+        do throws(SQLiteError) {
+            reader = try self.checkOut()
+        } catch {
+            self.warn("read", "cannot read the cache \(self.path): \(error.message); fetching instead")
+            return nil
+        }
+        defer { self.checkIn(reader) }
+        let select = reader.select
+        defer { select.reset() }
+        select.bind(1, key)
+        do throws(SQLiteError) {
+            guard try select.step() else {
+                return nil
+            }
+        } catch {
+            self.warn("read", "cannot read the cache \(self.path): \(error.message); fetching instead")
+            return nil
+        }
+        return CacheEntry(
+            key: key, vary: select.text(0), status: select.int(1), effectiveURL: select.text(2),
+            headers: select.blob(3), body: select.data(4), requestTime: select.double(5),
+            responseTime: select.double(6))
+    }
+
+    private func checkOut() throws(SQLiteError) -> Reader {
+        if let reader = self.readerLock.withLock({ self.idleReaders.popLast() }) {
+            return reader
+        }
+        // No memory map (mmap_size): mapped pages count in the process's RSS, which reached 1 GB
+        // over 1,000,000 offline lookups, for no measurable gain over pread.
+        let connection = try SQLiteConnection(path: self.path)
+        let select = try connection.prepare(
+            """
+            SELECT vary, status, effective_url, headers, body, request_time, response_time
+            FROM responses WHERE key = ?
+            """)
+        return Reader(select: select)
+    }
+
+    private func checkIn(_ reader: Reader) {
+        self.readerLock.withLock { self.idleReaders.append(reader) }
+    }
+
+    // MARK: - writes
+
+    /// Queues `entry` for the writer; waits while the queue is full. Drops it when the store
+    /// cannot be written or is closing.
+    func store(_ entry: CacheEntry) {
+        self.queue.lock()
+        defer { self.queue.unlock() }
+        while !self.broken && !self.closing
+            && (self.pending.count >= Self.maxPendingEntries || self.pendingBytes >= Self.maxPendingBytes)
+        {
+            self.queue.wait()
+        }
+        guard !self.broken && !self.closing else {
+            self.dropped += 1
+            return
+        }
+        self.pending.append(entry)
+        self.pendingBytes += entry.body.count + entry.headers.count + entry.key.utf8.count
+        if self.pending.count == 1 || self.pending.count == Self.batchEntries {
+            self.queue.broadcast()
+        }
+    }
+
+    /// Entries written and dropped so far.
+    var counts: (stored: Int, dropped: Int) {
+        self.queue.withLock { (self.stored, self.dropped) }
+    }
+
+    /// Writes what is queued, stops the writer and closes every connection. Idempotent; blocks
+    /// until the writer has committed.
+    func close() {
+        self.queue.lock()
+        self.closing = true
+        self.queue.broadcast()
+        while !self.writerExited {
+            self.queue.wait()
+        }
+        self.queue.unlock()
+        self.readerLock.withLock { self.idleReaders.removeAll() }
+    }
+
+    private func runWriter(_ writer: Writer) {
+        while true {
+            self.queue.lock()
+            while self.pending.isEmpty && !self.closing {
+                self.queue.wait()
+            }
+            // Gather a batch before committing: a commit rewrites every page it touches (16 KiB
+            // each, index and interior pages too), so one row per commit wrote ~20× its size.
+            let gatherUntil = Date(timeIntervalSinceNow: Self.gatherSeconds)
+            while self.pending.count < Self.batchEntries && !self.closing && Date() < gatherUntil {
+                _ = self.queue.wait(until: gatherUntil)
+            }
+            if self.pending.isEmpty {
+                self.writerExited = true
+                self.queue.broadcast()
+                self.queue.unlock()
+                return
+            }
+            let batch = self.pending
+            self.pending = []
+            self.pendingBytes = 0
+            let broken = self.broken
+            self.queue.broadcast()
+            self.queue.unlock()
+            let failure = broken ? nil : writer.write(batch)
+            self.queue.withLock {
+                if broken {
+                    self.dropped += batch.count
+                } else if let failure {
+                    self.dropped += batch.count
+                    self.broken = self.broken || !failure.isBusy
+                } else {
+                    self.stored += batch.count
+                }
+                self.queue.broadcast()
+            }
+            if let failure {
+                self.report(failure)
+            }
+        }
+    }
+
+    private func report(_ failure: SQLiteError) {
+        if failure.isBusy {
+            self.warn(
+                "busy", "the cache \(self.path) stayed locked by another process; some responses were not stored")
+        } else if failure.isFull {
+            self.warn("full", "the cache \(self.path) is full (\(failure.message)); fetching on without storing")
+        } else {
+            self.warn("write", "cannot write the cache \(self.path): \(failure.message); fetching on without storing")
+        }
+    }
+
+    /// A read connection and its compiled lookup.
+    private final class Reader {
+        let select: SQLiteStatement
+
+        init(select: SQLiteStatement) {
+            self.select = select
+        }
+    }
+
+    /// The writer thread's connection and its compiled insert. `@unchecked Sendable`: created by
+    /// `init`, then handed to the writer thread, which alone uses it.
+    private final class Writer: @unchecked Sendable {
+        let connection: SQLiteConnection
+        let insert: SQLiteStatement
+
+        init(connection: SQLiteConnection, insert: SQLiteStatement) {
+            self.connection = connection
+            self.insert = insert
+        }
+
+        /// Writes `batch` in one transaction. - Returns: the failure, after rolling back.
+        func write(_ batch: [CacheEntry]) -> SQLiteError? {
+            do throws(SQLiteError) {
+                try self.connection.execute("BEGIN IMMEDIATE")
+                for entry in batch {
+                    defer { self.insert.reset() }
+                    self.insert.bind(1, entry.key)
+                    self.insert.bind(2, entry.vary)
+                    self.insert.bind(3, entry.status)
+                    self.insert.bind(4, entry.effectiveURL)
+                    entry.headers.withUnsafeBytes { self.insert.bind(5, blob: $0) }
+                    entry.body.withUnsafeBytes { self.insert.bind(6, blob: $0) }
+                    self.insert.bind(7, entry.requestTime)
+                    self.insert.bind(8, entry.responseTime)
+                    _ = try self.insert.step()
+                }
+                try self.connection.execute("COMMIT")
+                return nil
+            } catch {
+                try? self.connection.execute("ROLLBACK")
+                return error
+            }
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Testing
+
+@testable import BatchFetch
+
+/// RFC 9111 freshness as a value: lifetime, age and the dates they come from.
+struct CacheFreshnessTests {
+    @Test func httpDatesParseInIMFFixdateAndRFC850FormsAndNothingElse() {
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == 784_111_777)
+        #expect(HTTPDate.parse("Mon, 01 Jan 2024 00:00:00 GMT") == 1_704_067_200)
+        #expect(HTTPDate.parse("Thu, 29 Feb 2024 23:59:59 GMT") == 1_709_251_199)
+        #expect(HTTPDate.parse("0") == nil)
+        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == nil)
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 25:49:37 GMT") == nil)
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 CET") == nil)
+    }
+
+    @Test func directivesAreReadFromEveryCacheControlField() {
+        let headers = HTTPHeaders([
+            ("Cache-Control", "public, Max-Age=60"), ("Cache-Control", "no-cache"),
+            ("Expires", "Mon, 01 Jan 2024 00:00:00 GMT"), ("Date", "Mon, 01 Jan 2024 00:00:10 GMT"), ("Age", "5"),
+        ])
+        let freshness = CacheFreshness(headers: headers)
+        #expect(freshness.maxAge == 60)
+        #expect(freshness.noCache)
+        #expect(!freshness.noStore)
+        #expect(freshness.expires == 1_704_067_200)
+        #expect(freshness.date == 1_704_067_210)
+        #expect(freshness.age == 5)
+        #expect(CacheFreshness(headers: HTTPHeaders([("Cache-Control", "no-store")])).noStore)
+        #expect(CacheFreshness(headers: HTTPHeaders([("Cache-Control", "max-age=soon")])).maxAge == 0)
+    }
+
+    @Test func maxAgeWinsOverExpiresAndADefaultAppliesOnlyWithoutEither() {
+        #expect(CacheFreshness(maxAge: 60, expires: 0, date: 100).lifetime(responseTime: 100, defaultMaxAge: 5) == 60)
+        #expect(CacheFreshness(expires: 160, date: 100).lifetime(responseTime: 130, defaultMaxAge: 5) == 60)
+        #expect(CacheFreshness(expires: 160).lifetime(responseTime: 130, defaultMaxAge: 5) == 30)
+        #expect(CacheFreshness(expires: Int.min).lifetime(responseTime: 130, defaultMaxAge: 5) == 0)
+        #expect(CacheFreshness().lifetime(responseTime: 130, defaultMaxAge: 5) == 5)
+        #expect(CacheFreshness().lifetime(responseTime: 130, defaultMaxAge: nil) == 0)
+    }
+
+    @Test func currentAgeAddsAgeTransitAndResidentTime() {
+        // Sent at 100, received at 102 with Age 10: 12 s old on arrival, 42 s old at 132.
+        let freshness = CacheFreshness(date: 101, age: 10)
+        #expect(freshness.currentAge(requestTime: 100, responseTime: 102, now: 132) == 42)
+        // A Date far in the past makes the apparent age win.
+        #expect(CacheFreshness(date: 50).currentAge(requestTime: 100, responseTime: 100, now: 100) == 50)
+    }
+
+    @Test func aResponseIsFreshWhileItsAgeIsBelowItsLifetimeAndNeverWithNoCache() {
+        let freshness = CacheFreshness(maxAge: 60)
+        #expect(freshness.isFresh(requestTime: 100, responseTime: 100, now: 159, defaultMaxAge: nil))
+        #expect(!freshness.isFresh(requestTime: 100, responseTime: 100, now: 160, defaultMaxAge: nil))
+        #expect(
+            !CacheFreshness(maxAge: 60, noCache: true).isFresh(
+                requestTime: 100, responseTime: 100, now: 100, defaultMaxAge: nil))
+        #expect(!CacheFreshness().isFresh(requestTime: 100, responseTime: 100, now: 100, defaultMaxAge: nil))
+        #expect(CacheFreshness().isFresh(requestTime: 100, responseTime: 100, now: 100, defaultMaxAge: 3600))
+    }
+}
+
+/// What may be stored, under which key, and how revalidation changes requests and stored fields.
+struct CachePolicyTests {
+    @Test func requestsWithCredentialsOrNotGETAreNotCacheable() {
+        #expect(CachePolicy.isCacheable(Request("http://h/a?i=1"), defaults: []))
+        #expect(!CachePolicy.isCacheable(Request("http://u:p@h/a"), defaults: []))
+        #expect(!CachePolicy.isCacheable(Request("http://u@h/a"), defaults: []))
+        #expect(!CachePolicy.isCacheable(Request("http://h/a?api_key=s3cret"), defaults: []))
+        #expect(!CachePolicy.isCacheable(Request("http://h/a", method: .post), defaults: []))
+        let bearer = HeaderField(name: "Authorization", value: "Bearer x")
+        #expect(!CachePolicy.isCacheable(Request("http://h/a", headers: [bearer]), defaults: []))
+        #expect(!CachePolicy.isCacheable(Request("http://h/a"), defaults: [bearer]))
+        let cookie = HeaderField(name: "COOKIE", value: "s=1")
+        #expect(!CachePolicy.isCacheable(Request("http://h/a", headers: [cookie]), defaults: []))
+        #expect(CachePolicy.isCacheable(Request("http://h/a?token_count=1@2"), defaults: []))
+        let noStore = HeaderField(name: "Cache-Control", value: "no-store")
+        #expect(!CachePolicy.isCacheable(Request("http://h/a", headers: [noStore]), defaults: []))
+    }
+
+    @Test func varyKeysUseTheRequestsOwnFieldsOverTheEnginesAndStarIsNotStorable() {
+        let headers = HTTPHeaders([("Vary", "Accept-Language, accept"), ("Vary", "X-A")])
+        let names = CachePolicy.varyNames(headers)
+        #expect(names == ["accept", "accept-language", "x-a"])
+        let request = Request("http://h/", headers: [HeaderField(name: "Accept", value: "text/html")])
+        let defaults = [HeaderField(name: "Accept", value: "*/*"), HeaderField(name: "X-A", value: "1")]
+        #expect(
+            CachePolicy.varyKey(names: names ?? [], request: request, defaults: defaults)
+                == "accept:text/html\naccept-language:\nx-a:1\n")
+        #expect(CachePolicy.varyNames(HTTPHeaders([("Vary", "*")])) == nil)
+        #expect(CachePolicy.varyNames(HTTPHeaders([])) == [])
+    }
+
+    @Test func storedFieldsDropFramingAndCookiesAndA304RefreshesByName() {
+        let response = HTTPHeaders([
+            ("Content-Type", "application/json"), ("Content-Length", "12"), ("Set-Cookie", "s=1"),
+            ("ETag", "\"a\""), ("Date", "Mon, 01 Jan 2024 00:00:00 GMT"),
+        ])
+        let stored = HTTPHeaders(raw: CachePolicy.storedFields(response))
+        #expect(stored.map(\.name) == ["Content-Type", "ETag", "Date"])
+        let notModified = HTTPHeaders([("Date", "Tue, 02 Jan 2024 00:00:00 GMT"), ("Connection", "close")])
+        let refreshed = HTTPHeaders(raw: CachePolicy.refreshedFields(stored: stored, notModified: notModified))
+        #expect(refreshed["date"] == "Tue, 02 Jan 2024 00:00:00 GMT")
+        #expect(refreshed["etag"] == "\"a\"")
+        #expect(refreshed["content-type"] == "application/json")
+        #expect(refreshed["connection"] == nil)
+    }
+
+    @Test func conditionalRequestsCarryTheStoredValidators() throws {
+        let stored = HTTPHeaders([("ETag", "\"a\""), ("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT")])
+        let request = try #require(CachePolicy.conditionalRequest(Request("http://h/"), stored: stored))
+        #expect(
+            request.headers == [
+                HeaderField(name: "If-None-Match", value: "\"a\""),
+                HeaderField(name: "If-Modified-Since", value: "Mon, 01 Jan 2024 00:00:00 GMT"),
+            ])
+        #expect(CachePolicy.conditionalRequest(Request("http://h/"), stored: HTTPHeaders([])) == nil)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+@testable import BatchFetch
+
+/// The SQLite store on its own: round trips, replacement, durability across reopening, a full
+/// disk, and a directory that cannot be created.
+struct CacheStoreTests {
+    static func temporaryDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("bf-cache-\(UUID().uuidString)").path
+    }
+
+    static func entry(_ key: String, body: String, status: Int = 200) -> CacheEntry {
+        CacheEntry(
+            key: key, vary: "", status: status, effectiveURL: "http://h/x",
+            headers: Array("ETag: \"1\"\r\n".utf8), body: Data(body.utf8), requestTime: 1, responseTime: 2)
+    }
+
+    @Test func storedEntriesReadBackByteForByteAfterReopening() throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configuration = HTTPCacheConfiguration(directory: directory)
+        let store = try CacheStore(configuration: configuration) { _, _ in }
+        store.store(Self.entry("GET a", body: "one"))
+        store.store(Self.entry("GET b", body: ""))
+        store.store(Self.entry("GET a", body: "two", status: 404))
+        store.close()
+        #expect(store.counts.stored == 3)
+        let reopened = try CacheStore(configuration: configuration) { _, _ in }
+        defer { reopened.close() }
+        let a = try #require(reopened.lookup("GET a"))
+        #expect(a.body == Data("two".utf8))
+        #expect(a.status == 404)
+        #expect(a.responseHeaders["etag"] == "\"1\"")
+        #expect(a.requestTime == 1 && a.responseTime == 2)
+        #expect(reopened.lookup("GET b")?.body == Data())
+        #expect(reopened.lookup("GET c") == nil)
+    }
+
+    @Test func aFullDiskWarnsOnceAndDropsLaterEntries() throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var configuration = HTTPCacheConfiguration(directory: directory)
+        configuration.maxPageCount = 3
+        let warnings = WarningLog()
+        let store = try CacheStore(configuration: configuration) { kind, message in warnings.add(kind, message) }
+        let big = String(repeating: "x", count: 64 * 1024)
+        for index in 0..<20 {
+            store.store(Self.entry("GET \(index)", body: big))
+        }
+        store.close()
+        #expect(store.counts.stored == 0)
+        #expect(store.counts.dropped == 20)
+        #expect(warnings.kinds.contains("full"))
+        #expect(warnings.messages.contains { $0.contains("full") })
+    }
+
+    @Test func aDirectoryThatCannotBeCreatedIsAnErrorNotACrash() throws {
+        let file = Self.temporaryDirectory()
+        #expect(FileManager.default.createFile(atPath: file, contents: Data()))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(throws: SQLiteError.self) {
+            _ = try CacheStore(configuration: HTTPCacheConfiguration(directory: file + "/cache")) { _, _ in }
+        }
+    }
+}
+
+final class WarningLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var entries: [(String, String)] = []
+
+    func add(_ kind: String, _ message: String) {
+        self.lock.withLock { self.entries.append((kind, message)) }
+    }
+
+    var kinds: [String] { self.lock.withLock { self.entries.map(\.0) } }
+    var messages: [String] { self.lock.withLock { self.entries.map(\.1) } }
+}
