@@ -12,7 +12,7 @@ import statistics
 import sys
 
 FLOOR = "libcurl floor (bare multi loop)"
-ORDER = ["batchfetch crawl --details", "batchfetch fetch", "batchfetch bench", "curl", "libcurl floor (bare multi loop)",
+ORDER = ["batchfetch crawl --details", "batchfetch fetch", "batchfetch fetch -o file", "batchfetch bench", "curl", "libcurl floor (bare multi loop)",
          "wrk", "async-http-client", "aiohttp"]
 
 
@@ -134,13 +134,15 @@ def main():
                     note=note))
         print()
         if workload == "W3":
-            rates, cpus = paired(runs, "W3", "batchfetch crawl --details", "batchfetch fetch")
-            if rates:
-                print(f"`crawl --details` against `fetch` of the same URLs, per round: req/s "
-                      + ", ".join(f"{r:.2f}×" for r in rates) + "; CPU per request "
-                      + ", ".join(f"{c:.2f}×" for c in cpus)
-                      + f" (medians {statistics.median(rates):.2f}× and {statistics.median(cpus):.2f}×).")
-                print()
+            for base, how in (("batchfetch fetch", "records to /dev/null"),
+                              ("batchfetch fetch -o file", "records to a file, as the crawl writes its output")):
+                rates, cpus = paired(runs, "W3", "batchfetch crawl --details", base)
+                if rates:
+                    print(f"`crawl --details` against `fetch` of the same URLs ({how}), per round: req/s "
+                          + ", ".join(f"{r:.2f}×" for r in rates) + "; CPU per request "
+                          + ", ".join(f"{c:.2f}×" for c in cpus)
+                          + f" (medians {statistics.median(rates):.2f}× and {statistics.median(cpus):.2f}×).")
+                    print()
     if "skipped" in w3:
         print(f"W3 (the crawl shape) skipped: {w3['skipped']}.")
         print()

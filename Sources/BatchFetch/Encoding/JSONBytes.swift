@@ -139,7 +139,7 @@ package struct JSONBytes {
     package mutating func string(utf8 bytes: UnsafeRawBufferPointer) {
         self.buffer.append(UInt8(ascii: "\""))
         // Most strings need no escaping: find out in one pass, then copy them in one append.
-        if !bytes.contains(where: Self.needsEscape) {
+        if !Self.anyNeedsEscape(bytes) {
             self.buffer.append(contentsOf: bytes)
         } else {
             for byte in bytes {
@@ -147,6 +147,36 @@ package struct JSONBytes {
             }
         }
         self.buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any byte needs escaping: eight at a time (a byte is flagged when it is a control,
+    /// a quote, a backslash or DEL; flags above a flagged byte may be false, which only matters
+    /// for finding where, not whether).
+    private static func anyNeedsEscape(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var position = 0
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        while position + 8 <= bytes.count {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            let quotes = word ^ 0x2222_2222_2222_2222
+            let slashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+            let deletes = word ^ 0x7F7F_7F7F_7F7F_7F7F
+            // x - 1 sets a byte's high bit when x is 0 (or x >= 0x81); `& ~word` keeps only bytes
+            // below 0x80, so non-ASCII bytes are never flagged.
+            let flags =
+                ((quotes &- ones) | (slashes &- ones) | (deletes &- ones) | (word &- 0x2020_2020_2020_2020))
+                & ~word & 0x8080_8080_8080_8080
+            if flags != 0 {
+                return true
+            }
+            position += 8
+        }
+        while position < bytes.count {
+            if Self.needsEscape(bytes[position]) {
+                return true
+            }
+            position += 1
+        }
+        return false
     }
 
     private static func needsEscape(_ byte: UInt8) -> Bool {
