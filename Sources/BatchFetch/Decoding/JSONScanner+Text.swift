@@ -44,30 +44,33 @@ extension JSONScanner {
             case UInt8(ascii: "r"): out.append(0x0D)
             case UInt8(ascii: "t"): out.append(0x09)
             case UInt8(ascii: "u"):
-                var scalar = Self.hex4(raw, at: i)
-                i += 4
-                // A high surrogate followed by an escaped low one forms one scalar.
-                if (0xD800...0xDBFF).contains(scalar), i + 6 <= raw.count, raw[i] == UInt8(ascii: "\\"),
-                    raw[i + 1] == UInt8(ascii: "u")
-                {
-                    let low = Self.hex4(raw, at: i + 2)
-                    if (0xDC00...0xDFFF).contains(low) {
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        i += 6
-                    }
-                }
-                let character = Unicode.Scalar(scalar) ?? "\u{FFFD}"
-                out.append(contentsOf: String(character).utf8)
+                let (scalar, next) = Self.escapedScalar(raw, at: i)
+                i = next
+                UTF8.encode(scalar) { out.append($0) }
             default: out.append(code)
             }
         }
     }
 
-    static func hex4(_ raw: UnsafeRawBufferPointer, at index: Int) -> UInt32 {
-        Self.hex4(raw.assumingMemoryBound(to: UInt8.self), at: index)
+    /// The scalar of a `\u` escape whose four hex digits start at `index`, and the offset after
+    /// it: a high surrogate escaped right before a low one forms one scalar; a lone surrogate is
+    /// U+FFFD. Validated content: the digits are there.
+    static func escapedScalar(_ raw: UnsafeBufferPointer<UInt8>, at index: Int) -> (Unicode.Scalar, Int) {
+        var scalar = Self.hex4(raw, at: index)
+        var next = index + 4
+        if (0xD800...0xDBFF).contains(scalar), next + 6 <= raw.count, raw[next] == UInt8(ascii: "\\"),
+            raw[next + 1] == UInt8(ascii: "u")
+        {
+            let low = Self.hex4(raw, at: next + 2)
+            if (0xDC00...0xDFFF).contains(low) {
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                next += 6
+            }
+        }
+        return (Unicode.Scalar(scalar) ?? "\u{FFFD}", next)
     }
 
-    static func hex4(_ raw: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt32 {
+    fileprivate static func hex4(_ raw: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt32 {
         guard index + 4 <= raw.count else {
             return 0xFFFD
         }

@@ -106,19 +106,9 @@ package struct JSONBytes {
             run = slash + 2
             switch code {
             case UInt8(ascii: "u"):
-                var scalar = JSONScanner.hex4(raw, at: run)
-                run += 4
-                // A high surrogate followed by an escaped low one forms one scalar (as unescape).
-                if (0xD800...0xDBFF).contains(scalar), run + 6 <= raw.count, raw[run] == UInt8(ascii: "\\"),
-                    raw[run + 1] == UInt8(ascii: "u")
-                {
-                    let low = JSONScanner.hex4(raw, at: run + 2)
-                    if (0xDC00...0xDFFF).contains(low) {
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        run += 6
-                    }
-                }
-                self.scalar(Unicode.Scalar(scalar) ?? "\u{FFFD}")
+                let (scalar, next) = JSONScanner.escapedScalar(raw.assumingMemoryBound(to: UInt8.self), at: run)
+                run = next
+                self.scalar(scalar)
             case UInt8(ascii: "b"): self.escapedByte(0x08)
             case UInt8(ascii: "f"): self.escapedByte(0x0C)
             case UInt8(ascii: "n"): self.escapedByte(0x0A)
