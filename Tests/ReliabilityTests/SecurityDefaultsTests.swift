@@ -35,7 +35,7 @@ struct SecurityDefaultsTests {
 
         // s_server buffers its "ACCEPT host:port" line when writing to a pipe, so the port is
         // chosen here (bound, read back, released) and the server is polled until it listens.
-        let port = try Self.freePort()
+        let port = try #require(try TLSServer.freePorts(1).first)
         let server = Process()
         server.executableURL = URL(fileURLWithPath: openssl)
         server.arguments = [
@@ -68,24 +68,6 @@ struct SecurityDefaultsTests {
         #expect(insecure.status == 0, "\(insecure.stderr)")
         #expect(try insecure.records().first?["status"] as? Int == 200)
         #expect(insecure.stderr.contains("not verified"), "-k warns")
-    }
-
-    private static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(socket, raw, length) == 0 && getsockname(socket, raw, &length) == 0
-            }
-        }
-        guard bound else {
-            throw CocoaError(.fileWriteUnknown)
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     private static func accepts(_ port: Int) -> Bool {

@@ -146,37 +146,51 @@ package struct FlatScanner {
     /// Where the string whose content starts at `start` ends (the offset of its closing quote, or
     /// the end of `bytes`), and whether it holds an escape.
     ///
-    /// Validated JSON: the string ends at the first quote that no backslash escapes. Eight bytes
-    /// at a time, flagging quotes and backslashes (SWAR: a byte is flagged when it equals one;
-    /// false flags only sit above a real one, so the lowest flag is real).
+    /// Validated JSON: the string ends at the first quote that no backslash escapes.
     @inlinable
     package static func stringEnd(in bytes: UnsafeRawBufferPointer, from start: Int) -> (end: Int, escaped: Bool) {
-        let count = bytes.count
         var position = start
         var escaped = false
         while true {
-            while position + 8 <= count {
-                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-                let quotes = word ^ 0x2222_2222_2222_2222
-                let slashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
-                let flags =
-                    ((quotes &- 0x0101_0101_0101_0101) & ~quotes | (slashes &- 0x0101_0101_0101_0101) & ~slashes)
-                    & 0x8080_8080_8080_8080
-                if flags != 0 {
-                    position += flags.trailingZeroBitCount / 8
-                    break
-                }
-                position += 8
-            }
-            while position < count, bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\") {
-                position += 1
-            }
-            guard position < count, bytes[position] == UInt8(ascii: "\\") else {
-                return (min(position, count), escaped)
+            position = Self.special(in: bytes, from: position, checking: false)
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\\") else {
+                return (min(position, bytes.count), escaped)
             }
             escaped = true
             position += 2
         }
+    }
+
+    /// The offset of the first quote or backslash at or after `position` (with `checking`, also
+    /// of the first control character or byte that is not ASCII, as the scanner flags them), or
+    /// the end of `bytes`. Eight bytes at a time (SWAR: a byte's high bit is set when it is one
+    /// sought; false flags only sit above a real one, so the lowest flag is real).
+    @inlinable @inline(__always)
+    static func special(in bytes: UnsafeRawBufferPointer, from position: Int, checking: Bool) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var position = position
+        while position + 8 <= bytes.count {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
+            let quotes = word ^ 0x2222_2222_2222_2222
+            let slashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
+            let flags =
+                checking
+                ? ((quotes &- ones) | (slashes &- ones) | (word &- 0x2020_2020_2020_2020) | word) & highs
+                : ((quotes &- ones) & ~quotes | (slashes &- ones) & ~slashes) & highs
+            if flags != 0 {
+                return position + flags.trailingZeroBitCount / 8
+            }
+            position += 8
+        }
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (checking && (byte < 0x20 || byte >= 0x80)) {
+                return position
+            }
+            position += 1
+        }
+        return bytes.count
     }
 
     /// Like ``stringEnd(in:from:)``, for bytes nobody has validated yet: `nil` at anything the
@@ -191,25 +205,7 @@ package struct FlatScanner {
         var position = start
         var escaped = false
         while true {
-            // The scanner's test: quotes, backslashes, controls and non-ASCII bytes are flagged.
-            while position + 8 <= count {
-                let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self))
-                let quotes = word ^ 0x2222_2222_2222_2222
-                let slashes = word ^ 0x5C5C_5C5C_5C5C_5C5C
-                let flags =
-                    ((quotes &- 0x0101_0101_0101_0101) | (slashes &- 0x0101_0101_0101_0101)
-                        | (word &- 0x2020_2020_2020_2020) | word) & 0x8080_8080_8080_8080
-                if flags != 0 {
-                    position += flags.trailingZeroBitCount / 8
-                    break
-                }
-                position += 8
-            }
-            while position < count, bytes[position] >= 0x20, bytes[position] < 0x80,
-                bytes[position] != UInt8(ascii: "\""), bytes[position] != UInt8(ascii: "\\")
-            {
-                position += 1
-            }
+            position = Self.special(in: bytes, from: position, checking: true)
             guard position < count else {
                 return nil
             }

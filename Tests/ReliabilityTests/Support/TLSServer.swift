@@ -215,7 +215,7 @@ final class TLSServer {
     }
 
     /// Free ports on 127.0.0.1: bound together (so they differ), read back, released.
-    private static func freePorts(_ count: Int) throws -> [Int] {
+    static func freePorts(_ count: Int) throws -> [Int] {
         var sockets: [Int32] = []
         defer { sockets.forEach { _ = close($0) } }
         var ports: [Int] = []
