@@ -60,12 +60,10 @@ extension DrinkRecord {
 
 /// Reads drink objects from validated bytes into ``DrinkRecord``s; see ``DrinkRecord/records(in:)``.
 struct DrinkRecordReader {
-    /// ``Drink/fieldOrder`` as UTF-8, to match keys without building Strings.
-    private static let keys: [[UInt8]] = Drink.fieldOrder.map { Array($0.utf8) }
-    /// The same keys end to end, and where each starts (one more offset: the end), for the
-    /// compact reader's raw comparisons.
-    private static let keyTable: [UInt8] = Drink.fieldOrder.flatMap { Array($0.utf8) }
-    private static let keyOffsets: [Int] = Drink.fieldOrder.reduce(into: [0]) {
+    /// ``Drink/fieldOrder`` as UTF-8 end to end, and where each key starts (one more offset: the
+    /// end), to match keys with raw comparisons instead of Strings.
+    static let keyTable: [UInt8] = Drink.fieldOrder.flatMap { Array($0.utf8) }
+    static let keyOffsets: [Int] = Drink.fieldOrder.reduce(into: [0]) {
         $0.append($0[$0.count - 1] + $1.utf8.count)
     }
     private static let idField = Drink.fieldOrder.firstIndex(of: "idDrink") ?? 0
@@ -75,18 +73,18 @@ struct DrinkRecordReader {
     private static let measureFields = Drink.measureFields.map { Drink.fieldOrder.firstIndex(of: $0) ?? 0 }
 
     /// Thrown (and caught by ``DrinkRecord/records(in:)``) for a record this reader leaves to ``Drink``.
-    private static let otherShape = FetchError(kind: .unexpectedShape, message: "not the API's record shape")
+    static let otherShape = FetchError(kind: .unexpectedShape, message: "not the API's record shape")
 
-    private var scanner: FlatScanner
+    var scanner: FlatScanner
     /// Whether the list holds a DEL byte (0x7F), which `JSONBytes` escapes: then no string is
     /// copied as it is. One `memchr` per list instead of a test per string.
-    private let hasDelete: Bool
+    let hasDelete: Bool
     /// The record being written, reused: each record's bytes are copied out at their exact size.
-    private var json = JSONBytes()
+    var json = JSONBytes()
     /// Decoded string content, reused.
     private var scratch: [UInt8] = []
     /// The fields of the record being read, by position in ``Drink/fieldOrder``.
-    private var fields: [FlatField?] = Array(repeating: nil, count: Drink.fieldOrder.count)
+    var fields: [FlatField?] = Array(repeating: nil, count: Drink.fieldOrder.count)
 
     init(_ list: UnsafeRawBufferPointer) {
         self.scanner = FlatScanner(list)
@@ -118,7 +116,7 @@ struct DrinkRecordReader {
         return try self.normalised()
     }
 
-    private mutating func reset() {
+    mutating func reset() {
         for index in self.fields.indices {
             self.fields[index] = nil
         }
@@ -126,171 +124,9 @@ struct DrinkRecordReader {
         self.json.byte(UInt8(ascii: "{"))
     }
 
-    /// Reads a record in the compact form the API and the replica send (`{"key":value,…}` with
-    /// no white space, keys in ``Drink/fieldOrder`` order, values strings or null) with raw
-    /// loads and comparisons: ~50 fields a record made the general scanner's per-field steps a
-    /// third of a crawl's decoding. Returns the offset after the record, or `nil` at anything
-    /// else (the record is then read again by ``fieldByField()``). The skipped spaces before the
-    /// record and any white space inside it are left to the general path.
-    ///
-    /// With `checked`, the bytes need not be validated: strings are checked as the scanner checks
-    /// them (``FlatScanner/checkedStringEnd(in:from:)``) and `null` letter by letter.
-    fileprivate mutating func compact(from position: Int, checked: Bool) -> Int? {
-        Self.keyTable.withUnsafeBytes { table in
-            Self.keyOffsets.withUnsafeBufferPointer { offsets in
-                self.compact(from: position, checked: checked, keys: table, offsets: offsets)
-            }
-        }
-    }
-
-    private mutating func compact(
-        from position: Int, checked: Bool, keys: UnsafeRawBufferPointer, offsets: UnsafeBufferPointer<Int>
-    ) -> Int? {
-        self.reset()
-        let bytes = self.scanner.bytes
-        let count = bytes.count
-        guard let base = bytes.baseAddress, let table = keys.baseAddress else {
-            return nil
-        }
-        var p = position
-        guard p < count, bytes[p] == UInt8(ascii: "{") else {
-            return nil
-        }
-        p += 1
-        var next = 0
-        var run: Range<Int>? = nil
-        while true {
-            guard p < count, bytes[p] == UInt8(ascii: "\"") else {
-                return nil
-            }
-            let keyStart = p + 1
-            // The expected key, or one further on (older records leave fields out).
-            var index = next
-            while index < offsets.count - 1 {
-                let length = offsets[index + 1] - offsets[index]
-                if keyStart + length < count, bytes[keyStart + length] == UInt8(ascii: "\""),
-                    memcmp(base + keyStart, table + offsets[index], length) == 0
-                {
-                    break
-                }
-                index += 1
-            }
-            guard index < offsets.count - 1 else {
-                return nil
-            }
-            let keyEnd = keyStart + offsets[index + 1] - offsets[index]
-            let valueStart = keyEnd + 2
-            guard valueStart < count, bytes[keyEnd + 1] == UInt8(ascii: ":") else {
-                return nil
-            }
-            let field: FlatField
-            let end: Int
-            switch bytes[valueStart] {
-            case UInt8(ascii: "n"):
-                end = valueStart + 4
-                guard !checked || (end <= count && memcmp(base + valueStart, "null", 4) == 0) else {
-                    return nil
-                }
-                field = FlatField(
-                    key: keyStart..<keyEnd, keyEscaped: false, value: valueStart..<end, valueEscaped: false, kind: .null
-                )
-            case UInt8(ascii: "\""):
-                let found =
-                    checked
-                    ? FlatScanner.checkedStringEnd(in: bytes, from: valueStart + 1)
-                    : FlatScanner.stringEnd(in: bytes, from: valueStart + 1)
-                guard let (close, escaped) = found else {
-                    return nil
-                }
-                end = close + 1
-                field = FlatField(
-                    key: keyStart..<keyEnd, keyEscaped: false, value: (valueStart + 1)..<close, valueEscaped: escaped,
-                    kind: .string)
-            default:
-                return nil
-            }
-            self.fields[index] = field
-            next = index + 1
-            if field.isNull || (!field.valueEscaped && !self.hasDelete) {
-                // Extend the run of such fields (their commas included).
-                if let current = run {
-                    run = current.lowerBound..<end
-                } else {
-                    if self.json.buffer.count > 1 {
-                        self.json.byte(UInt8(ascii: ","))
-                    }
-                    run = p..<end
-                }
-            } else {
-                self.flush(run)
-                run = nil
-                if self.json.buffer.count > 1 {
-                    self.json.byte(UInt8(ascii: ","))
-                }
-                self.json.raw(UnsafeRawBufferPointer(rebasing: bytes[p..<valueStart]))
-                self.json.string(jsonContent: UnsafeRawBufferPointer(rebasing: bytes[field.value]))
-            }
-            guard end < count else {
-                return nil
-            }
-            p = end + 1
-            if bytes[end] == UInt8(ascii: "}") {
-                self.flush(run)
-                return p
-            }
-            guard bytes[end] == UInt8(ascii: ",") else {
-                return nil
-            }
-        }
-    }
-
-    /// Reads a record of any flat shape with ``FlatScanner``, field by field.
-    private mutating func fieldByField() throws(FetchError) {
-        self.reset()
-        guard try self.scanner.openObject() else {
-            throw Self.otherShape
-        }
-        var next = 0
-        // Most fields come out as they came in: `"key":value` runs, commas included, are copied
-        // in one piece each, and only fields that need writing again (escapes, literals) break them.
-        var run: Range<Int>? = nil
-        repeat {
-            let field = try self.scanner.field()
-            guard !field.keyEscaped, let index = self.match(field.key, from: next) else {
-                throw Self.otherShape
-            }
-            next = index + 1
-            self.fields[index] = field
-            let start = field.key.lowerBound - 1
-            if let span = self.verbatim(field) {
-                if let current = run, current.upperBound + 1 == start,
-                    self.scanner.bytes[current.upperBound] == UInt8(ascii: ",")
-                {
-                    run = current.lowerBound..<span.upperBound
-                    continue
-                }
-                self.flush(run)
-                run = span
-                if self.json.buffer.count > 1 {
-                    self.json.byte(UInt8(ascii: ","))
-                }
-                continue
-            }
-            self.flush(run)
-            run = nil
-            if self.json.buffer.count > 1 {
-                self.json.byte(UInt8(ascii: ","))
-            }
-            self.json.raw(UnsafeRawBufferPointer(rebasing: self.scanner.bytes[start...field.key.upperBound]))
-            self.json.byte(UInt8(ascii: ":"))
-            self.value(field)
-        } while try self.scanner.nextField()
-        self.flush(run)
-    }
-
     /// The record from the fields read: their JSON is written; the normalised ingredients and
     /// tags follow.
-    fileprivate mutating func normalised() throws(FetchError) -> DrinkRecord {
+    mutating func normalised() throws(FetchError) -> DrinkRecord {
         guard let idField = self.fields[Self.idField], !idField.isNull, !idField.value.isEmpty else {
             throw Self.otherShape
         }
@@ -328,22 +164,7 @@ struct DrinkRecordReader {
         return DrinkRecord(id: self.text(idField), name: name, json: json, fieldsEnd: fieldsEnd)
     }
 
-    /// The field's bytes, from the key's opening quote to the value's end, when they are already
-    /// what ``value(_:)`` would write after `"key":` (a string without escapes, or null), with
-    /// nothing between the tokens.
-    private func verbatim(_ field: FlatField) -> Range<Int>? {
-        let start = field.key.lowerBound - 1
-        switch field.kind {
-        case .null where field.value.lowerBound == field.key.upperBound + 2:
-            return start..<field.value.upperBound
-        case .string where !field.valueEscaped && !self.hasDelete && field.value.lowerBound == field.key.upperBound + 3:
-            return start..<(field.value.upperBound + 1)
-        default:
-            return nil
-        }
-    }
-
-    private mutating func flush(_ run: Range<Int>?) {
+    mutating func flush(_ run: Range<Int>?) {
         if let run {
             self.json.raw(UnsafeRawBufferPointer(rebasing: self.scanner.bytes[run]))
         }
@@ -351,16 +172,29 @@ struct DrinkRecordReader {
 
     /// The position of `key` in ``Drink/fieldOrder`` at or after `start`: the next key is almost
     /// always the expected one, so this is one comparison per field.
-    private func match(_ key: Range<Int>, from start: Int) -> Int? {
-        let bytes = UnsafeRawBufferPointer(rebasing: self.scanner.bytes[key])
-        guard let base = bytes.baseAddress else {
+    func match(_ key: Range<Int>, from start: Int) -> Int? {
+        Self.keyTable.withUnsafeBytes { table in
+            Self.keyOffsets.withUnsafeBufferPointer { offsets in
+                self.match(key.lowerBound, length: key.count, from: start, keys: table, offsets: offsets)
+            }
+        }
+    }
+
+    /// The position in ``Drink/fieldOrder``, at or after `start`, of the key whose bytes start at
+    /// `keyStart` and run `length` bytes, or are followed by a quote when `length` is `nil`.
+    func match(
+        _ keyStart: Int, length: Int?, from start: Int, keys: UnsafeRawBufferPointer, offsets: UnsafeBufferPointer<Int>
+    ) -> Int? {
+        let bytes = self.scanner.bytes
+        guard let base = bytes.baseAddress, let table = keys.baseAddress else {
             return nil
         }
-        for index in start..<Self.keys.count where Self.keys[index].count == bytes.count {
-            let equal = Self.keys[index].withUnsafeBytes { key in
-                key.baseAddress.map { memcmp($0, base, bytes.count) == 0 } ?? false
-            }
-            if equal {
+        for index in start..<(offsets.count - 1) {
+            let size = offsets[index + 1] - offsets[index]
+            let fits =
+                length.map { $0 == size }
+                ?? (keyStart + size < bytes.count && bytes[keyStart + size] == UInt8(ascii: "\""))
+            if fits && memcmp(base + keyStart, table + offsets[index], size) == 0 {
                 return index
             }
         }
@@ -369,7 +203,7 @@ struct DrinkRecordReader {
 
     /// A field's value as ``Drink`` keeps it (a string; numbers and booleans as their text) and
     /// `JSONBytes` writes it.
-    private mutating func value(_ field: FlatField) {
+    mutating func value(_ field: FlatField) {
         switch field.kind {
         case .null:
             self.json.raw("null")
