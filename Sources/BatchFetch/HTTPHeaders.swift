@@ -13,6 +13,11 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
 
     /// Creates headers from name/value pairs.
     public init(_ fields: [(String, String)]) {
+        self.raw = Self.raw(fields.map { (name: $0.0, value: $0.1) })
+    }
+
+    /// A raw CRLF-separated block of `fields`.
+    static func raw(_ fields: [(name: String, value: String)]) -> [UInt8] {
         var raw: [UInt8] = []
         for (name, value) in fields {
             raw.append(contentsOf: name.utf8)
@@ -20,7 +25,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
             raw.append(contentsOf: value.utf8)
             raw.append(contentsOf: "\r\n".utf8)
         }
-        self.raw = raw
+        return raw
     }
 
     /// The value of the first field with this name (case-insensitive), without surrounding spaces.

@@ -51,10 +51,10 @@ struct SecurityDefaultsTests {
             server.waitUntilExit()
         }
         let deadline = Date().addingTimeInterval(10)
-        while !Self.accepts(port), Date() < deadline {
+        while !TLSServer.accepts(port), Date() < deadline {
             usleep(20_000)
         }
-        #expect(Self.accepts(port), "openssl s_server did not listen on \(port)")
+        #expect(TLSServer.accepts(port), "openssl s_server did not listen on \(port)")
         let url = "https://127.0.0.1:\(port)/"
 
         let verified = try Command.batchfetch().run(["fetch", "--retries", "0", "--body", "none", url], deadline: 30)
@@ -68,20 +68,6 @@ struct SecurityDefaultsTests {
         #expect(insecure.status == 0, "\(insecure.stderr)")
         #expect(try insecure.records().first?["status"] as? Int == 200)
         #expect(insecure.stderr.contains("not verified"), "-k warns")
-    }
-
-    private static func accepts(_ port: Int) -> Bool {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                connect(socket, raw, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
     }
 
     /// Secrets in headers, query strings and user-info reach the server but never stdout, stderr,

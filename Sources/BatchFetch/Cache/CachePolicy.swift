@@ -125,17 +125,3 @@ enum CachePolicy {
         return conditional
     }
 }
-
-extension HTTPHeaders {
-    /// A raw CRLF-separated block of `fields`.
-    static func raw(_ fields: [(name: String, value: String)]) -> [UInt8] {
-        var raw: [UInt8] = []
-        for (name, value) in fields {
-            raw.append(contentsOf: name.utf8)
-            raw.append(contentsOf: ": ".utf8)
-            raw.append(contentsOf: value.utf8)
-            raw.append(contentsOf: "\r\n".utf8)
-        }
-        return raw
-    }
-}

@@ -239,7 +239,8 @@ final class TLSServer {
         return ports
     }
 
-    private static func accepts(_ port: Int) -> Bool {
+    /// Whether something accepts connections on 127.0.0.1:`port`.
+    static func accepts(_ port: Int) -> Bool {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
         var address = sockaddr_in()
