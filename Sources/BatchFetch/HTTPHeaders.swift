@@ -53,6 +53,22 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
         return values
     }
 
+    /// Calls `body` with each field's name and value (trimmed) as bytes, in order: for readers of
+    /// several fields, in one pass and without a String per field.
+    func forEachField(_ body: (_ name: ArraySlice<UInt8>, _ value: ArraySlice<UInt8>) -> Void) {
+        var fields = FieldIterator(raw: self.raw)
+        while let field = fields.next() {
+            body(self.raw[field.name], self.raw[field.value])
+        }
+    }
+
+    /// Whether a field name read by ``forEachField(_:)`` is `lowercased` (which must be lower case),
+    /// compared ASCII case-insensitively.
+    static func name(_ name: ArraySlice<UInt8>, is lowercased: StaticString) -> Bool {
+        name.count == lowercased.utf8CodeUnitCount
+            && lowercased.withUTF8Buffer { name.elementsEqual($0, by: { $0.asciiLowercased == $1 }) }
+    }
+
     public func makeIterator() -> Iterator {
         Iterator(raw: self.raw)
     }

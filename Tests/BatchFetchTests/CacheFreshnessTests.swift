@@ -13,6 +13,28 @@ struct CacheFreshnessTests {
         #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == nil)
         #expect(HTTPDate.parse("Sun, 06 Nov 1994 25:49:37 GMT") == nil)
         #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 CET") == nil)
+        // Runs of spaces separate words; anything else in a number, or a sixth word, is no date.
+        #expect(HTTPDate.parse("Sun,  06  Nov 1994 08:49:37   GMT") == 784_111_777)
+        #expect(HTTPDate.parse("sun, 06 NOV 1994 08:49:37 GMT") == 784_111_777)
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT extra") == nil)
+        #expect(HTTPDate.parse("Sun, 0x6 Nov 1994 08:49:37 GMT") == nil)
+        #expect(HTTPDate.parse("Sun, 06 Nov 94 08:49:37 GMT") == nil)
+        #expect(HTTPDate.parse("Sun, 06 November 1994 08:49:37 GMT") == nil)
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49 GMT") == nil)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-69 08:49:37 GMT") == HTTPDate.parse("Thu, 06 Nov 2069 08:49:37 GMT"))
+        #expect(HTTPDate.parse("Sunday, 06-Nov-70 08:49:37 GMT") == HTTPDate.parse("Thu, 06 Nov 1970 08:49:37 GMT"))
+        #expect(HTTPDate.parse("") == nil)
+        #expect(HTTPDate.parse(",") == nil)
+    }
+
+    @Test func integersReadAsIntDoes() {
+        for text in [
+            "0", "5", "+5", "-5", "007", "123456789012345678", "", "+", "5s", " 5", "-",
+            "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+            "99999999999999999999",
+        ] {
+            #expect(HTTPDate.integer(Array(text.utf8)[...]) == Int(text), "\(text)")
+        }
     }
 
     @Test func directivesAreReadFromEveryCacheControlField() {
@@ -28,6 +50,19 @@ struct CacheFreshnessTests {
         #expect(freshness.date == 1_704_067_210)
         #expect(freshness.age == 5)
         #expect(CacheFreshness(headers: HTTPHeaders([("Cache-Control", "no-store")])).noStore)
+        // Names in any case; of the single-valued fields the first counts; a bad date is no date,
+        // a bad Expires one in the past.
+        let repeated = CacheFreshness(
+            headers: HTTPHeaders([
+                ("DATE", "Mon, 01 Jan 2024 00:00:10 GMT"), ("date", "Mon, 01 Jan 2024 00:00:20 GMT"),
+                ("aGe", "7"), ("Age", "9"), ("EXPIRES", "soon"), ("Expires", "Mon, 01 Jan 2024 00:00:00 GMT"),
+                ("Ages", "1"), ("X-Date", "Mon, 01 Jan 2024 00:00:30 GMT"),
+            ]))
+        #expect(repeated.date == 1_704_067_210)
+        #expect(repeated.age == 7)
+        #expect(repeated.expires == Int.min)
+        #expect(CacheFreshness(headers: HTTPHeaders([("Date", "yesterday"), ("Age", "-3")])).date == nil)
+        #expect(CacheFreshness(headers: HTTPHeaders([("Age", "-3")])).age == 0)
         #expect(CacheFreshness(headers: HTTPHeaders([("Cache-Control", "max-age=soon")])).maxAge == 0)
     }
 

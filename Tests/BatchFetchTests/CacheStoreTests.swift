@@ -37,6 +37,31 @@ struct CacheStoreTests {
         #expect(reopened.lookup("GET c") == nil)
     }
 
+    @Test func lookupsInOneReadSeeOneSnapshotAndTheNextReadSeesLaterWrites() throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configuration = HTTPCacheConfiguration(directory: directory)
+        let writer = try CacheStore(configuration: configuration) { _, _ in }
+        writer.store(Self.entry("GET a", body: "one"))
+        writer.close()
+        let store = try CacheStore(configuration: configuration) { _, _ in }
+        defer { store.close() }
+        let other = try CacheStore(configuration: configuration) { _, _ in }
+        let (first, during, missing) = store.reading { session in
+            let first = session.lookup("GET a")?.body
+            // Another connection commits while the read is open: the read keeps its snapshot.
+            other.store(Self.entry("GET a", body: "two"))
+            other.store(Self.entry("GET b", body: "three"))
+            other.close()
+            return (first, session.lookup("GET a")?.body, session.lookup("GET b"))
+        }
+        #expect(first == Data("one".utf8))
+        #expect(during == Data("one".utf8))
+        #expect(missing == nil)
+        #expect(store.lookup("GET a")?.body == Data("two".utf8))
+        #expect(store.lookup("GET b")?.body == Data("three".utf8))
+    }
+
     @Test func aFullDiskWarnsOnceAndDropsLaterEntries() throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -73,6 +73,29 @@ struct EngineCacheTests {
         }
     }
 
+    @Test func repeatedURLsShareOneTransferAndEachResultPassesTheCache() async throws {
+        let directory = CacheStoreTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await ReplicaServer.withServer { server in
+            let distinct = Self.lookups(server, count: 10)
+            let requests = distinct + distinct + distinct
+            let before = server.stats().requests
+            let first = try await Self.run(requests, directory)
+            #expect(server.stats().requests - before == distinct.count)
+            #expect(first.results.allSatisfy { $0.cache == .miss && $0.response?.status == 200 })
+            #expect(first.statistics?.misses == requests.count)
+            // Stale now (no --max-age): one conditional request per URL, and every copy revalidated.
+            let second = try await Self.run(requests, directory)
+            #expect(server.stats().conditionalRequests == distinct.count)
+            #expect(second.results.allSatisfy { $0.cache == .revalidated })
+            #expect(second.results.map(\.request) == requests)
+            #expect(second.results.map { $0.response?.body } == first.results.map { $0.response?.body })
+            let third = try await Self.run(requests, directory, maxAge: 3600)
+            #expect(third.results.allSatisfy { $0.cache == .hit })
+            #expect(third.statistics?.hits == requests.count)
+        }
+    }
+
     @Test func refreshRevalidatesFreshEntriesAndOnlySendsNothing() async throws {
         let directory = CacheStoreTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -4,9 +4,11 @@ import Synchronization
 /// An engine's on-disk cache: decides, per request, whether the store answers, a conditional
 /// request goes out, or a plain one; and turns results into stored entries.
 ///
-/// Runs on the consuming task's side of a batch (``BatchIterator``), not on the engine thread: a
-/// fresh hit completes without a transfer and without the engine thread ever seeing it, and
-/// storing is a hand-over to the store's writer thread.
+/// The engine thread asks it about each submission as it takes it from the inbox (a run of them in
+/// one read of the store, ``deciding(now:_:)``) and hands it each finished result of a request it
+/// let through (``complete(_:pending:)``): a fresh hit is answered without a transfer, and storing
+/// is a hand-over to the store's writer thread. So a warm run's lookups happen beside the
+/// consumer's decoding and output, on the thread a warm run otherwise leaves idle.
 ///
 /// Threading: any thread.
 final class HTTPCache: Sendable {
@@ -27,20 +29,6 @@ final class HTTPCache: Sendable {
         let original: Request
         /// The entry being revalidated, if any.
         let stored: CacheEntry?
-    }
-
-    /// ``Pending`` by request index, for batches whose requests are decided on one task (a
-    /// streaming input's feeder) and completed on another (the consumer).
-    final class PendingMap: Sendable {
-        private let entries = Mutex([Int: Pending]())
-
-        func insert(_ pending: Pending, at index: Int) {
-            self.entries.withLock { $0[index] = pending }
-        }
-
-        func remove(_ index: Int) -> Pending? {
-            self.entries.withLock { $0.removeValue(forKey: index) }
-        }
     }
 
     let configuration: HTTPCacheConfiguration
@@ -77,11 +65,38 @@ final class HTTPCache: Sendable {
 
     /// Decides how to answer `request`; `now` is wall-clock seconds since 1970.
     func decide(_ request: Request, now: Double = Date().timeIntervalSince1970) -> Decision {
+        self.deciding(now: now) { $0.decide(request) }
+    }
+
+    /// Runs `body` with a ``Decider`` whose lookups share one read of the store (see
+    /// ``CacheStore/reading(_:)``): for a run of requests decided together, such as a refill.
+    func deciding<T>(now: Double = Date().timeIntervalSince1970, _ body: (Decider) -> T) -> T {
+        guard let store = self.store else {
+            return body(Decider(cache: self, session: nil, now: now))
+        }
+        return store.reading { session in
+            body(Decider(cache: self, session: session, now: now))
+        }
+    }
+
+    /// Decides requests within one read of the store; valid only during ``HTTPCache/deciding(now:_:)``.
+    struct Decider {
+        fileprivate let cache: HTTPCache
+        fileprivate let session: CacheStore.ReadSession?
+        fileprivate let now: Double
+
+        /// How to answer `request`.
+        func decide(_ request: Request) -> Decision {
+            self.cache.decide(request, now: self.now, lookup: { self.session?.lookup($0) })
+        }
+    }
+
+    private func decide(_ request: Request, now: Double, lookup: (String) -> CacheEntry?) -> Decision {
         let mode = self.configuration.mode
         guard CachePolicy.isCacheable(request, defaults: self.defaults) else {
             return mode == .only ? self.notCached(request, why: "it is not cacheable") : .bypass
         }
-        let stored = self.store?.lookup(CachePolicy.key(for: request)).flatMap { entry in
+        let stored = lookup(CachePolicy.key(for: request)).flatMap { entry in
             let names = CachePolicy.varyNames(entry.responseHeaders) ?? []
             return entry.vary == CachePolicy.varyKey(names: names, request: request, defaults: self.defaults)
                 ? entry : nil

@@ -3,32 +3,50 @@
 /// Accepts the IMF-fixdate form every current server sends (`Sun, 06 Nov 1994 08:49:37 GMT`) and
 /// the obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`). Anything else is `nil`, which
 /// RFC 9111 §5.3 tells a cache to read as a time in the past. Pure; no locale, no time zone.
+/// Reads bytes without building Strings: every cache hit parses its `Date`.
 enum HTTPDate {
-    private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+    private static let months: [StaticString] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ]
 
     /// Seconds since 1970 (UTC) of `text`, or `nil` when it is not a date in a form above.
     static func parse(_ text: String) -> Int? {
-        // Skip the weekday: everything after the first ", ".
-        guard let comma = text.firstIndex(of: ",") else {
+        Self.parse(Array(text.utf8)[...])
+    }
+
+    /// Seconds since 1970 (UTC) of the date in `bytes`, or `nil` when it is not one.
+    static func parse(_ bytes: ArraySlice<UInt8>) -> Int? {
+        // Skip the weekday: everything after the first ",".
+        guard let comma = bytes.firstIndex(of: UInt8(ascii: ",")) else {
             return nil
         }
-        let rest = text[text.index(after: comma)...].trimmingPrefixSpaces()
-        let parts = rest.split(separator: " ", omittingEmptySubsequences: true)
-        guard parts.count == 3 || parts.count == 5, parts.last == "GMT" else {
+        // The rest as words separated by runs of spaces: `06 Nov 1994 08:49:37 GMT` or
+        // `06-Nov-94 08:49:37 GMT`.
+        var words: [ArraySlice<UInt8>] = []
+        words.reserveCapacity(5)
+        for word in bytes[(comma + 1)...].split(separator: UInt8(ascii: " ")) {
+            guard words.count < 5 else {
+                return nil
+            }
+            words.append(word)
+        }
+        guard words.count == 3 || words.count == 5, words[words.count - 1].elementsEqual("GMT".utf8) else {
             return nil
         }
         let day: Int
         let month: Int
         var year: Int
-        if parts.count == 5 {
-            guard let d = Int(parts[0]), let m = Self.month(parts[1]), let y = Int(parts[2]), parts[2].count == 4
+        if words.count == 5 {
+            guard let d = Self.integer(words[0]), let m = Self.month(words[1]), words[2].count == 4,
+                let y = Self.integer(words[2])
             else {
                 return nil
             }
             (day, month, year) = (d, m, y)
         } else {
-            let fields = parts[0].split(separator: "-")
-            guard fields.count == 3, let d = Int(fields[0]), let m = Self.month(fields[1]), let y = Int(fields[2])
+            let fields = words[0].split(separator: UInt8(ascii: "-"))
+            guard fields.count == 3, let d = Self.integer(fields[0]), let m = Self.month(fields[1]),
+                let y = Self.integer(fields[2])
             else {
                 return nil
             }
@@ -36,8 +54,9 @@ enum HTTPDate {
             year = y < 100 ? (y < 70 ? 2000 + y : 1900 + y) : y
             (day, month) = (d, m)
         }
-        let clock = parts[parts.count - 2].split(separator: ":")
-        guard clock.count == 3, let hour = Int(clock[0]), let minute = Int(clock[1]), let second = Int(clock[2]),
+        let clock = words[words.count - 2].split(separator: UInt8(ascii: ":"))
+        guard clock.count == 3, let hour = Self.integer(clock[0]), let minute = Self.integer(clock[1]),
+            let second = Self.integer(clock[2]),
             (1...31).contains(day), (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second),
             (1...9999).contains(year)
         else {
@@ -54,13 +73,43 @@ enum HTTPDate {
         return days * 86_400 + hour * 3600 + minute * 60 + second
     }
 
-    private static func month(_ name: Substring) -> Int? {
-        Self.months.firstIndex(of: name.lowercased()).map { $0 + 1 }
+    /// A decimal integer with an optional sign, as `Int(_:)` reads one: `nil` for anything else
+    /// and for a value out of `Int`'s range.
+    static func integer(_ bytes: ArraySlice<UInt8>) -> Int? {
+        var digits = bytes
+        var negative = false
+        if let first = digits.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
+            negative = first == UInt8(ascii: "-")
+            digits = digits.dropFirst()
+        }
+        guard !digits.isEmpty else {
+            return nil
+        }
+        var value = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else {
+                return nil
+            }
+            // Accumulated negatively, so Int.min reads as Int(_:) reads it.
+            let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = times10.subtractingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflow && !overflow2 else {
+                return nil
+            }
+            value = next
+        }
+        if negative {
+            return value
+        }
+        return value == Int.min ? nil : -value
     }
-}
 
-extension Substring {
-    fileprivate func trimmingPrefixSpaces() -> Substring {
-        self.drop(while: { $0 == " " })
+    private static func month(_ name: ArraySlice<UInt8>) -> Int? {
+        guard name.count == 3 else {
+            return nil
+        }
+        return Self.months.firstIndex { month in
+            month.withUTF8Buffer { name.elementsEqual($0, by: { $0.asciiLowercased == $1 }) }
+        }.map { $0 + 1 }
     }
 }

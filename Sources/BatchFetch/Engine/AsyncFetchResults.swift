@@ -27,9 +27,6 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
         private var received = 0
         private var ready = Deque<FetchResult>()
         private var order: ResultOrder?
-        private let cache: HTTPCache?
-        /// What the cache needs to complete the requests it sent, shared with the feeder.
-        private let cachePending: HTTPCache.PendingMap?
 
         init(engine: Engine, input: Input, orderWindow: Int?) {
             let batch = BatchGuard(core: engine.core)
@@ -47,9 +44,6 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
                 credits.gate(limit: order.limit, paused: false)
             }
             let cache = engine.cache
-            let cachePending = cache.map { _ in HTTPCache.PendingMap() }
-            self.cache = cache
-            self.cachePending = cachePending
             let feeder = Task {
                 var index = 0
                 do {
@@ -58,30 +52,13 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
                             break
                         }
                         if let error = request.validate(maxURLLength: maxURLLength) {
+                            // With a cache it counts as a miss: the cache never sees it.
+                            cache?.countBypass()
                             sink.deliver([
-                                FetchResult(index: index, request: request, outcome: .failure(error), attempts: 0)
+                                FetchResult(
+                                    index: index, request: request, outcome: .failure(error), attempts: 0,
+                                    cache: cache == nil ? nil : .miss)
                             ])
-                        } else if let cache, let cachePending {
-                            // Answers go through the sink like results, so they hold their credit
-                            // until the consumer takes them.
-                            switch cache.decide(request) {
-                            case .answer(let outcome, let source):
-                                sink.deliver([
-                                    FetchResult(
-                                        index: index, request: request, outcome: outcome, attempts: 0, cache: source)
-                                ])
-                            case .send(let wire, let pending):
-                                cachePending.insert(pending, at: index)
-                                core.submit([
-                                    EngineCore.Submission(
-                                        request: wire, index: index, sink: sink, submittedAt: MonotonicClock.now())
-                                ])
-                            case .bypass:
-                                core.submit([
-                                    EngineCore.Submission(
-                                        request: request, index: index, sink: sink, submittedAt: MonotonicClock.now())
-                                ])
-                            }
                         } else {
                             let submission = EngineCore.Submission(
                                 request: request, index: index, sink: sink, submittedAt: MonotonicClock.now())
@@ -111,17 +88,11 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
                     self.batch.finished = true
                     return nil
                 }
-                var results = await self.batch.sink.take()
+                let results = await self.batch.sink.take()
                 if Task.isCancelled {
                     self.batch.cancel()
                     self.feederGuard.stop()
                     return nil
-                }
-                if let cache = self.cache, let pending = self.cachePending {
-                    results = results.map { result in
-                        // Answers the cache gave already carry their source.
-                        result.cache != nil ? result : cache.complete(result, pending: pending.remove(result.index))
-                    }
                 }
                 self.received += results.count
                 guard self.order != nil else {

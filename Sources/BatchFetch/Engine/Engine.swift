@@ -35,12 +35,13 @@ public final class Engine: Sendable {
         self.cache = configuration.cache.map { HTTPCache(configuration: $0, defaults: configuration.headers) }
         let core = EngineCore()
         self.core = core
+        let cache = self.cache
         let started = Mutex<Result<Void, FetchError>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let thread = Thread {
             let loop: EngineLoop
             do throws(FetchError) {
-                loop = try EngineLoop(configuration: configuration, core: core)
+                loop = try EngineLoop(configuration: configuration, core: core, cache: cache)
             } catch {
                 let late = core.loopStopped()
                 EngineCore.answerCancelled(late.submissions)

@@ -15,6 +15,8 @@ import HeapModule
 final class EngineLoop {
     private let configuration: Engine.Configuration
     private let core: EngineCore
+    /// The on-disk cache: answers submissions before they become transfers, stores their results.
+    private let cache: HTTPCache?
     let multi: CurlMulti
     private let defaultHeaders: CurlHeaderList
     /// TLS sessions shared by this loop's easy handles (`nil` if libcurl could not make one).
@@ -35,9 +37,10 @@ final class EngineLoop {
     /// How many results gather before they are handed over while the loop keeps admitting work.
     private static let deliveryBatch = 16
 
-    init(configuration: Engine.Configuration, core: EngineCore) throws(FetchError) {
+    init(configuration: Engine.Configuration, core: EngineCore, cache: HTTPCache?) throws(FetchError) {
         self.configuration = configuration
         self.core = core
+        self.cache = cache
         self.multi = try CurlMulti(configuration: configuration)
         self.defaultHeaders = CurlHeaderList(configuration.headers)
         self.share = CurlShare()
@@ -90,33 +93,55 @@ final class EngineLoop {
     // MARK: - submissions
 
     private func accept(_ submissions: [EngineCore.Submission]) {
-        for submission in submissions {
-            let waiter = Waiter(sink: submission.sink, index: submission.index)
-            // Hash the request once; every map below then hashes one Int.
-            let key = self.configuration.deduplicate ? RequestKey(submission.request) : nil
-            if let key {
-                if let transfer = self.inFlight[key] {
-                    transfer.waiters.append(waiter)
-                    continue
-                }
-                if let (outcome, attempts) = self.replay[key] {
+        guard let cache = self.cache, !submissions.isEmpty else {
+            for submission in submissions {
+                self.accept(submission, request: submission.request, waiter: Waiter(submission))
+            }
+            return
+        }
+        // One read of the store for everything taken from the inbox at once.
+        cache.deciding { decider in
+            for submission in submissions {
+                switch decider.decide(submission.request) {
+                case .answer(let outcome, let source):
                     self.outbox.append(
                         (
                             submission.sink,
                             FetchResult(
-                                index: submission.index, request: submission.request, outcome: outcome,
-                                attempts: attempts)
+                                index: submission.index, request: submission.request, outcome: outcome, attempts: 0,
+                                cache: source)
                         ))
-                    continue
+                case .send(let wire, let pending):
+                    self.accept(submission, request: wire, waiter: Waiter(submission, cache: .sent(pending)))
+                case .bypass:
+                    self.accept(submission, request: submission.request, waiter: Waiter(submission, cache: .bypass))
                 }
             }
-            let transfer = Transfer(
-                request: submission.request, key: key, waiter: waiter, submittedAt: submission.submittedAt)
-            if let key {
-                self.inFlight[key] = transfer
-            }
-            self.pending.append(transfer)
         }
+    }
+
+    /// Queues `request` (the submission's, or the cache's conditional form of it) for `waiter`,
+    /// joining a transfer of the same request or answering from the replay cache when it can.
+    private func accept(_ submission: EngineCore.Submission, request: Request, waiter: Waiter) {
+        // Hash the request once; every map below then hashes one Int.
+        let key = self.configuration.deduplicate ? RequestKey(request) : nil
+        if let key {
+            if let transfer = self.inFlight[key] {
+                transfer.waiters.append(waiter)
+                return
+            }
+            if let (outcome, attempts) = self.replay[key] {
+                self.outbox.append(
+                    (submission.sink, self.result(for: waiter, request: request, outcome, attempts: attempts)))
+                return
+            }
+        }
+        let transfer = Transfer(
+            request: request, key: key, waiter: waiter, submittedAt: submission.submittedAt)
+        if let key {
+            self.inFlight[key] = transfer
+        }
+        self.pending.append(transfer)
     }
 
     private func cancel(_ sink: ResultSink) {
@@ -261,13 +286,23 @@ final class EngineLoop {
         }
         for waiter in transfer.waiters {
             self.outbox.append(
-                (
-                    waiter.sink,
-                    FetchResult(
-                        index: waiter.index, request: transfer.request, outcome: outcome, attempts: transfer.attempts)
-                ))
+                (waiter.sink, self.result(for: waiter, request: transfer.request, outcome, attempts: transfer.attempts))
+            )
         }
         transfer.waiters = []
+    }
+
+    /// The result for `waiter`; through the cache when it let the request through, which stores a
+    /// storable response and turns a `304` into the stored one.
+    private func result(
+        for waiter: Waiter, request: Request, _ outcome: Result<Response, FetchError>, attempts: Int
+    ) -> FetchResult {
+        let result = FetchResult(index: waiter.index, request: request, outcome: outcome, attempts: attempts)
+        switch waiter.cache {
+        case nil: return result
+        case .bypass: return self.cache?.complete(result, pending: nil) ?? result
+        case .sent(let pending): return self.cache?.complete(result, pending: pending) ?? result
+        }
     }
 
     /// Delivers collected results, one hand-over per run of results for the same batch.

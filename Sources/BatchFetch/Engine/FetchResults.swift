@@ -53,9 +53,9 @@ struct BatchIterator {
     private var outstanding = 0
     private(set) var ready = Deque<FetchResult>()
     private var order: ResultOrder?
+    /// The engine's cache, if any: the engine thread answers from it (see ``EngineLoop``); the
+    /// iterator only counts the requests refused before they reach it.
     private let cache: HTTPCache?
-    /// Requests that went out with the cache involved, by index, until their result arrives.
-    private var cachePending: [Int: HTTPCache.Pending] = [:]
 
     init(engine: Engine, orderWindow: Int?, input: @escaping () -> Request?) {
         let budget = engine.configuration.reorderBufferBytes
@@ -94,7 +94,7 @@ struct BatchIterator {
                 return nil
             }
             self.outstanding -= results.count
-            self.accept(self.cache == nil ? results : self.completeCached(results))
+            self.accept(results)
         }
     }
 
@@ -106,22 +106,8 @@ struct BatchIterator {
         }
     }
 
-    private mutating func completeCached(_ results: [FetchResult]) -> [FetchResult] {
-        guard let cache = self.cache else {
-            return results
-        }
-        return results.map { result in
-            cache.complete(result, pending: self.cachePending.removeValue(forKey: result.index))
-        }
-    }
-
     private mutating func refill() {
         var room = self.readAhead - self.outstanding
-        if self.cache != nil {
-            // Cache answers wait in `ready` without being outstanding: count them, or a run of
-            // hits would read the whole input ahead of the consumer.
-            room -= self.ready.count
-        }
         if let order = self.order {
             room = order.isOverBudget ? 0 : Swift.min(room, order.limit - self.nextIndex)
         }
@@ -143,27 +129,13 @@ struct BatchIterator {
             self.nextIndex += 1
             if let error = request.validate(maxURLLength: self.maxURLLength) {
                 // Through `accept`, so in input order it waits its turn like any other result.
-                // With a cache it counts as a miss, as on the streaming path (where it passes the cache).
+                // With a cache it counts as a miss: the cache never sees it.
                 self.cache?.countBypass()
                 self.accept([
                     FetchResult(
                         index: index, request: request, outcome: .failure(error), attempts: 0,
                         cache: self.cache == nil ? nil : .miss)
                 ])
-            } else if let cache = self.cache {
-                switch cache.decide(request) {
-                case .answer(let outcome, let source):
-                    self.accept([
-                        FetchResult(index: index, request: request, outcome: outcome, attempts: 0, cache: source)
-                    ])
-                case .send(let wire, let pending):
-                    self.cachePending[index] = pending
-                    submissions.append(
-                        EngineCore.Submission(request: wire, index: index, sink: self.batch.sink, submittedAt: now))
-                case .bypass:
-                    submissions.append(
-                        EngineCore.Submission(request: request, index: index, sink: self.batch.sink, submittedAt: now))
-                }
             } else {
                 submissions.append(
                     EngineCore.Submission(request: request, index: index, sink: self.batch.sink, submittedAt: now))

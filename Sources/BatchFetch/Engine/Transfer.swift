@@ -42,6 +42,21 @@ extension Transfer: Sendable {}
 struct Waiter {
     let sink: ResultSink
     let index: Int
+    /// How the engine's cache let the request through, when it has one.
+    var cache: CacheRoute? = nil
+
+    init(_ submission: EngineCore.Submission, cache: CacheRoute? = nil) {
+        self.sink = submission.sink
+        self.index = submission.index
+        self.cache = cache
+    }
+
+    enum CacheRoute {
+        /// Sent as it is, not to be stored (the request is not cacheable).
+        case bypass
+        /// Sent (conditionally when it revalidates a stored entry); its result completes `Pending`.
+        case sent(HTTPCache.Pending)
+    }
 }
 
 /// A transfer waiting on the engine's timer heap for its retry (or for its host's `Retry-After`).
