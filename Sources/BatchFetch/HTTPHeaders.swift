@@ -20,12 +20,17 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
     static func raw(_ fields: [(name: String, value: String)]) -> [UInt8] {
         var raw: [UInt8] = []
         for (name, value) in fields {
-            raw.append(contentsOf: name.utf8)
-            raw.append(contentsOf: ": ".utf8)
-            raw.append(contentsOf: value.utf8)
-            raw.append(contentsOf: "\r\n".utf8)
+            Self.append(name: name.utf8, value: value.utf8, to: &raw)
         }
         return raw
+    }
+
+    /// Appends one `Name: value` line to a raw block.
+    static func append(name: some Collection<UInt8>, value: some Collection<UInt8>, to raw: inout [UInt8]) {
+        raw.append(contentsOf: name)
+        raw.append(contentsOf: ": ".utf8)
+        raw.append(contentsOf: value)
+        raw.append(contentsOf: "\r\n".utf8)
     }
 
     /// The value of the first field with this name (case-insensitive), without surrounding spaces.
@@ -67,6 +72,11 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
     static func name(_ name: ArraySlice<UInt8>, is lowercased: StaticString) -> Bool {
         name.count == lowercased.utf8CodeUnitCount
             && lowercased.withUTF8Buffer { name.elementsEqual($0, by: { $0.asciiLowercased == $1 }) }
+    }
+
+    /// Whether two field names are equal, ASCII case-insensitively.
+    static func sameName(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
+        a.count == b.count && a.elementsEqual(b, by: { $0.asciiLowercased == $1.asciiLowercased })
     }
 
     public func makeIterator() -> Iterator {

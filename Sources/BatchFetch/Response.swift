@@ -110,6 +110,9 @@ public struct FetchResult: Sendable {
     /// Where the response came from when the engine has a cache (``Engine/Configuration/cache``);
     /// `nil` without one.
     public let cache: CacheOutcome?
+    /// Set by the engine thread on the result of a request its cache let through: the consumer
+    /// completes it (``HTTPCache/complete(_:)``), so storing stays off the engine thread.
+    var cacheCompletion: HTTPCache.Completion?
 
     /// Creates a result.
     public init(

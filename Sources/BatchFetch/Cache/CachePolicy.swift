@@ -10,7 +10,7 @@ enum CachePolicy {
 
     /// Response fields never stored: connection-level ones, framing that no longer describes the
     /// stored (decoded) body, and cookies.
-    static let unstoredFields: Set<String> = [
+    static let unstoredFields: [StaticString] = [
         "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer", "upgrade",
         "content-length", "content-encoding", "set-cookie", "set-cookie2", "proxy-authenticate",
     ]
@@ -93,18 +93,41 @@ enum CachePolicy {
         return key
     }
 
-    /// The response fields to store, as a raw block.
+    /// The response fields to store, as a raw block. Bytes only: this runs for every response a
+    /// cold run stores.
     static func storedFields(_ headers: HTTPHeaders) -> [UInt8] {
-        HTTPHeaders.raw(headers.filter { !self.unstoredFields.contains($0.name.lowercased()) })
+        var raw: [UInt8] = []
+        headers.forEachField { name, value in
+            if Self.isStored(name) {
+                HTTPHeaders.append(name: name, value: value, to: &raw)
+            }
+        }
+        return raw
     }
 
     /// The stored fields updated with a `304`'s (RFC 9111 §3.2): each field the `304` carries
     /// replaces the stored ones of that name; the others stay.
     static func refreshedFields(stored: HTTPHeaders, notModified: HTTPHeaders) -> [UInt8] {
-        let fresh = notModified.filter { !self.unstoredFields.contains($0.name.lowercased()) }
-        let replaced = Set(fresh.map { $0.name.lowercased() })
-        let kept = stored.filter { !replaced.contains($0.name.lowercased()) }
-        return HTTPHeaders.raw(kept + fresh)
+        var fresh: [(name: ArraySlice<UInt8>, value: ArraySlice<UInt8>)] = []
+        notModified.forEachField { name, value in
+            if Self.isStored(name) {
+                fresh.append((name, value))
+            }
+        }
+        var raw: [UInt8] = []
+        stored.forEachField { name, value in
+            if !fresh.contains(where: { HTTPHeaders.sameName($0.name, name) }) {
+                HTTPHeaders.append(name: name, value: value, to: &raw)
+            }
+        }
+        for field in fresh {
+            HTTPHeaders.append(name: field.name, value: field.value, to: &raw)
+        }
+        return raw
+    }
+
+    private static func isStored(_ name: ArraySlice<UInt8>) -> Bool {
+        !Self.unstoredFields.contains { HTTPHeaders.name(name, is: $0) }
     }
 
     /// `request` with the validators of `stored`: `If-None-Match` with its `ETag`, and

@@ -5,10 +5,11 @@ import Synchronization
 /// request goes out, or a plain one; and turns results into stored entries.
 ///
 /// The engine thread asks it about each submission as it takes it from the inbox (a run of them in
-/// one read of the store, ``deciding(now:_:)``) and hands it each finished result of a request it
-/// let through (``complete(_:pending:)``): a fresh hit is answered without a transfer, and storing
-/// is a hand-over to the store's writer thread. So a warm run's lookups happen beside the
-/// consumer's decoding and output, on the thread a warm run otherwise leaves idle.
+/// one read of the store, ``deciding(now:_:)``): a fresh hit is answered without a transfer, so a
+/// warm run's lookups happen beside the consumer's decoding and output, on the thread a warm run
+/// otherwise leaves idle. The consumer completes the results of requests it let through
+/// (``complete(_:)``): storing, a hand-over to the store's writer thread, stays off the engine
+/// thread, which a cold run keeps busy with the network.
 ///
 /// Threading: any thread.
 final class HTTPCache: Sendable {
@@ -29,6 +30,17 @@ final class HTTPCache: Sendable {
         let original: Request
         /// The entry being revalidated, if any.
         let stored: CacheEntry?
+    }
+
+    /// What a result of a request the cache let through needs for ``complete(_:)``; boxed, so
+    /// every ``FetchResult`` carries one pointer for it, not a request and an entry.
+    final class Completion: Sendable {
+        /// `nil` when the request was sent as it is and is not to be stored (not cacheable).
+        let pending: Pending?
+
+        init(_ pending: Pending?) {
+            self.pending = pending
+        }
     }
 
     let configuration: HTTPCacheConfiguration
@@ -120,6 +132,13 @@ final class HTTPCache: Sendable {
             return .send(conditional, Pending(original: request, stored: stored))
         }
         return .send(request, Pending(original: request, stored: nil))
+    }
+
+    /// `results` with each result the engine marked (``FetchResult/cacheCompletion``) completed.
+    func complete(_ results: [FetchResult]) -> [FetchResult] {
+        results.map { result in
+            result.cacheCompletion.map { self.complete(result, pending: $0.pending) } ?? result
+        }
     }
 
     /// The result to hand on for a request that went out: a `304` for a stored entry becomes the

@@ -27,6 +27,8 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
         private var received = 0
         private var ready = Deque<FetchResult>()
         private var order: ResultOrder?
+        /// The engine's cache, if any: completes the results of requests it let through.
+        private let cache: HTTPCache?
 
         init(engine: Engine, input: Input, orderWindow: Int?) {
             let batch = BatchGuard(core: engine.core)
@@ -44,6 +46,7 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
                 credits.gate(limit: order.limit, paused: false)
             }
             let cache = engine.cache
+            self.cache = cache
             let feeder = Task {
                 var index = 0
                 do {
@@ -88,11 +91,14 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
                     self.batch.finished = true
                     return nil
                 }
-                let results = await self.batch.sink.take()
+                var results = await self.batch.sink.take()
                 if Task.isCancelled {
                     self.batch.cancel()
                     self.feederGuard.stop()
                     return nil
+                }
+                if let cache = self.cache {
+                    results = cache.complete(results)
                 }
                 self.received += results.count
                 guard self.order != nil else {

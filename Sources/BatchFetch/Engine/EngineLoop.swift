@@ -112,9 +112,9 @@ final class EngineLoop {
                                 cache: source)
                         ))
                 case .send(let wire, let pending):
-                    self.accept(submission, request: wire, waiter: Waiter(submission, cache: .sent(pending)))
+                    self.accept(submission, request: wire, waiter: Waiter(submission, cache: .init(pending)))
                 case .bypass:
-                    self.accept(submission, request: submission.request, waiter: Waiter(submission, cache: .bypass))
+                    self.accept(submission, request: submission.request, waiter: Waiter(submission, cache: .init(nil)))
                 }
             }
         }
@@ -292,17 +292,14 @@ final class EngineLoop {
         transfer.waiters = []
     }
 
-    /// The result for `waiter`; through the cache when it let the request through, which stores a
-    /// storable response and turns a `304` into the stored one.
+    /// The result for `waiter`, carrying what the cache needs to complete it when it let the
+    /// request through.
     private func result(
         for waiter: Waiter, request: Request, _ outcome: Result<Response, FetchError>, attempts: Int
     ) -> FetchResult {
-        let result = FetchResult(index: waiter.index, request: request, outcome: outcome, attempts: attempts)
-        switch waiter.cache {
-        case nil: return result
-        case .bypass: return self.cache?.complete(result, pending: nil) ?? result
-        case .sent(let pending): return self.cache?.complete(result, pending: pending) ?? result
-        }
+        var result = FetchResult(index: waiter.index, request: request, outcome: outcome, attempts: attempts)
+        result.cacheCompletion = waiter.cache
+        return result
     }
 
     /// Delivers collected results, one hand-over per run of results for the same batch.

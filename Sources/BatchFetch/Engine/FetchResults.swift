@@ -53,8 +53,9 @@ struct BatchIterator {
     private var outstanding = 0
     private(set) var ready = Deque<FetchResult>()
     private var order: ResultOrder?
-    /// The engine's cache, if any: the engine thread answers from it (see ``EngineLoop``); the
-    /// iterator only counts the requests refused before they reach it.
+    /// The engine's cache, if any: the engine thread answers from it (see ``EngineLoop``), the
+    /// iterator completes the results of what it let through and counts the requests refused
+    /// before they reach it.
     private let cache: HTTPCache?
 
     init(engine: Engine, orderWindow: Int?, input: @escaping () -> Request?) {
@@ -94,7 +95,7 @@ struct BatchIterator {
                 return nil
             }
             self.outstanding -= results.count
-            self.accept(results)
+            self.accept(self.cache?.complete(results) ?? results)
         }
     }
 

@@ -42,20 +42,13 @@ extension Transfer: Sendable {}
 struct Waiter {
     let sink: ResultSink
     let index: Int
-    /// How the engine's cache let the request through, when it has one.
-    var cache: CacheRoute? = nil
+    /// What the engine's cache needs to complete the result, when it let the request through.
+    let cache: HTTPCache.Completion?
 
-    init(_ submission: EngineCore.Submission, cache: CacheRoute? = nil) {
+    init(_ submission: EngineCore.Submission, cache: HTTPCache.Completion? = nil) {
         self.sink = submission.sink
         self.index = submission.index
         self.cache = cache
-    }
-
-    enum CacheRoute {
-        /// Sent as it is, not to be stored (the request is not cacheable).
-        case bypass
-        /// Sent (conditionally when it revalidates a stored entry); its result completes `Pending`.
-        case sent(HTTPCache.Pending)
     }
 }
 
