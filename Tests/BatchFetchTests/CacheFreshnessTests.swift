@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import BatchFetch
@@ -25,6 +26,26 @@ struct CacheFreshnessTests {
         #expect(HTTPDate.parse("Sunday, 06-Nov-70 08:49:37 GMT") == HTTPDate.parse("Thu, 06 Nov 1970 08:49:37 GMT"))
         #expect(HTTPDate.parse("") == nil)
         #expect(HTTPDate.parse(",") == nil)
+    }
+
+    @Test func theFixdateFastPathAgreesWithTheGeneralOne() {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<500 {
+            let seconds = Int.random(in: 0...4_102_444_800, using: &random)
+            let text = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+            #expect(HTTPDate.parse(text) == seconds, "\(text)")
+            // Two spaces after the comma: not the fixed layout, so the general path reads it.
+            #expect(HTTPDate.parse(text.replacingOccurrences(of: ", ", with: ",  ")) == seconds, "\(text)")
+        }
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 24:00:00 GMT") == nil)
+        #expect(HTTPDate.parse("Sun, 00 Nov 1994 08:49:37 GMT") == nil)
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMX") == nil)
+        #expect(HTTPDate.parse("Sun, 06 Xyz 1994 08:49:37 GMT") == nil)
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08-49-37 GMT") == nil)
     }
 
     @Test func integersReadAsIntDoes() {

@@ -20,6 +20,9 @@ enum HTTPDate {
         guard let comma = bytes.firstIndex(of: UInt8(ascii: ",")) else {
             return nil
         }
+        if let seconds = Self.fixdate(bytes[(comma + 1)...]) {
+            return seconds
+        }
         // The rest as words separated by runs of spaces: `06 Nov 1994 08:49:37 GMT` or
         // `06-Nov-94 08:49:37 GMT`.
         var words: [ArraySlice<UInt8>] = []
@@ -62,6 +65,46 @@ enum HTTPDate {
         else {
             return nil
         }
+        return Self.seconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
+    /// The exact IMF-fixdate layout after the weekday's comma, ` 06 Nov 1994 08:49:37 GMT`, read
+    /// by position: what servers send, and what every cache hit parses (its `Date`). `nil` when
+    /// the text has any other layout (the general path then reads it).
+    private static func fixdate(_ rest: ArraySlice<UInt8>) -> Int? {
+        guard rest.count == 25 else {
+            return nil
+        }
+        let base = rest.startIndex
+        func at(_ offset: Int) -> UInt8 { rest[base + offset] }
+        func digits(_ offset: Int, _ count: Int) -> Int? {
+            var value = 0
+            for index in offset..<(offset + count) {
+                let byte = at(index)
+                guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else {
+                    return nil
+                }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        let space = UInt8(ascii: " ")
+        let colon = UInt8(ascii: ":")
+        guard at(0) == space, at(3) == space, at(7) == space, at(12) == space, at(21) == space,
+            at(15) == colon, at(18) == colon, rest[(base + 22)...].elementsEqual("GMT".utf8),
+            let day = digits(1, 2), let month = Self.month(rest[(base + 4)..<(base + 7)]),
+            let year = digits(8, 4), let hour = digits(13, 2), let minute = digits(16, 2),
+            let second = digits(19, 2),
+            (1...31).contains(day), hour <= 23, minute <= 59, second <= 60, year >= 1
+        else {
+            return nil
+        }
+        return Self.seconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
+    /// Seconds since 1970 of a UTC date and time.
+    private static func seconds(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int {
+        var year = year
         // Days from civil (Howard Hinnant's algorithm), March-based years.
         year -= month <= 2 ? 1 : 0
         let era = (year >= 0 ? year : year - 399) / 400
