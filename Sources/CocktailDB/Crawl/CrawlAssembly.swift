@@ -44,9 +44,10 @@ enum CrawlAssembly {
         a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a < b
     }
 
-    /// The facet's result from its plan and the records fetched so far.
+    /// The facet's result from its plan and the records fetched so far, by the slots the plan
+    /// names (``FacetPlan/listedSlots``, ``FacetPlan/sweepSlots``; with `details` only).
     static func result(
-        for plan: FacetPlan, details: Bool, records: [String: DrinkRecord], failures: [String: CrawlFailure]
+        for plan: FacetPlan, details: Bool, records: [DrinkRecord?], failures: [Int: CrawlFailure]
     ) -> FacetResult {
         if let failure = plan.failure {
             return FacetResult(index: plan.index, value: plan.value, drinks: [], sweepOnly: 0, failure: failure)
@@ -54,25 +55,25 @@ enum CrawlAssembly {
         var drinks: [CrawlDrink] = []
         drinks.reserveCapacity(plan.listedIDs.count + plan.sweepOnly.count)
         if details {
-            for id in plan.listedIDs {
-                guard let record = records[id] else {
+            for (id, slot) in zip(plan.listedIDs, plan.listedSlots) {
+                guard let record = records[slot] else {
                     let failure =
-                        failures[id]
+                        failures[slot]
                         ?? CrawlFailure(kind: .notFound, message: "no record for drink \(id)", url: "", attempts: 0)
                     return FacetResult(index: plan.index, value: plan.value, drinks: [], sweepOnly: 0, failure: failure)
                 }
                 drinks.append(.record(record))
             }
+            for (drink, slot) in zip(plan.sweepOnly, plan.sweepSlots) {
+                drinks.append(.record(records[slot] ?? DrinkRecord(drink)))
+            }
         } else {
             for summary in plan.listed {
                 drinks.append(.summary(summary))
             }
-        }
-        for drink in plan.sweepOnly {
-            drinks.append(
-                details
-                    ? .record(records[drink.id] ?? DrinkRecord(drink))
-                    : .summary(DrinkSummary(id: drink.id, name: drink.name, thumbnail: drink.thumbnail)))
+            for drink in plan.sweepOnly {
+                drinks.append(.summary(DrinkSummary(id: drink.id, name: drink.name, thumbnail: drink.thumbnail)))
+            }
         }
         return FacetResult(
             index: plan.index, value: plan.value, drinks: drinks, sweepOnly: plan.sweepOnly.count, failure: nil)

@@ -48,6 +48,10 @@ struct FacetPlan {
     var failure: CrawlFailure?
     /// The position in the lookup sequence after which all this facet's records are in.
     var lastLookup = -1
+    /// With `details`: the record slot (see ``CrawlRun/emitAll(_:emit:)``) of each listed drink
+    /// and of each sweep-only drink, in their order.
+    var listedSlots: [Int] = []
+    var sweepSlots: [Int] = []
 }
 
 /// One crawl's mutable state; lives for one `crawl` call.
@@ -146,54 +150,76 @@ struct CrawlRun {
     }
 
     /// Step 3: full records (with `details`), then every facet emitted in list order.
+    ///
+    /// Each distinct drink gets a record slot when the lookups are planned, the only time its id
+    /// is hashed; records and reference counts then live in arrays by slot, so a lookup's result
+    /// costs no dictionary work however many facets list the drink.
     mutating func emitAll(_ plans: [FacetPlan], emit: (FacetResult) async throws -> Void) async throws {
         var plans = plans
-        var records: [String: DrinkRecord] = [:]
-        var lookupFailures: [String: CrawlFailure] = [:]
+        var slotOf: [String: Int] = [:]
+        // By slot: the record (a lookup's, or a sweep-only drink's own); how many facets still
+        // need it, so records are dropped once emitted everywhere and memory stays bounded by the
+        // lookups in flight, not by the catalogue; and the drink's position in the lookup sequence
+        // (-1: none, a sweep-only record).
+        var records: [DrinkRecord?] = []
+        var references: [Int] = []
+        var lookupOfSlot: [Int] = []
+        var failures: [Int: CrawlFailure] = [:]
+        // By lookup: the drink's id and slot.
         var lookupIDs: [String] = []
+        var lookupSlots: [Int] = []
+        func slot(_ id: String) -> (slot: Int, isNew: Bool) {
+            if let slot = slotOf[id] {
+                return (slot, false)
+            }
+            let slot = records.count
+            slotOf[id] = slot
+            records.append(nil)
+            references.append(0)
+            lookupOfSlot.append(-1)
+            return (slot, true)
+        }
         if self.options.details {
-            var scheduled: [String: Int] = [:]
             for position in plans.indices where plans[position].failure == nil {
-                for sweepDrink in plans[position].sweepOnly where records[sweepDrink.id] == nil {
-                    records[sweepDrink.id] = DrinkRecord(sweepDrink)
-                }
-                for id in plans[position].listedIDs where records[id] == nil {
-                    let lookup = scheduled[id] ?? lookupIDs.count
-                    if scheduled[id] == nil {
-                        scheduled[id] = lookup
-                        lookupIDs.append(id)
+                for sweepDrink in plans[position].sweepOnly {
+                    let (slot, _) = slot(sweepDrink.id)
+                    if records[slot] == nil {
+                        records[slot] = DrinkRecord(sweepDrink)
                     }
-                    plans[position].lastLookup = max(plans[position].lastLookup, lookup)
+                    references[slot] += 1
+                    plans[position].sweepSlots.append(slot)
+                }
+                plans[position].listedSlots.reserveCapacity(plans[position].listedIDs.count)
+                for id in plans[position].listedIDs {
+                    let (slot, isNew) = slot(id)
+                    references[slot] += 1
+                    plans[position].listedSlots.append(slot)
+                    if isNew {
+                        lookupOfSlot[slot] = lookupIDs.count
+                        lookupIDs.append(id)
+                        lookupSlots.append(slot)
+                    }
+                    plans[position].lastLookup = max(plans[position].lastLookup, lookupOfSlot[slot])
                 }
             }
         }
-        // How many facets still need each record, so records are dropped once emitted everywhere
-        // and memory stays bounded by the lookups in flight, not by the catalogue.
-        var references: [String: Int] = [:]
-        if self.options.details {
-            for plan in plans where plan.failure == nil {
-                for id in plan.listedIDs {
-                    references[id, default: 0] += 1
-                }
-                for drink in plan.sweepOnly {
-                    references[drink.id, default: 0] += 1
-                }
-            }
-        }
+        slotOf = [:]
         var nextFacet = 0
         func emitReady(upTo received: Int, _ run: inout CrawlRun) async throws {
             while nextFacet < plans.count && plans[nextFacet].lastLookup <= received {
                 let plan = plans[nextFacet]
                 let result = CrawlAssembly.result(
-                    for: plan, details: run.options.details, records: records, failures: lookupFailures)
+                    for: plan, details: run.options.details, records: records, failures: failures)
                 run.record(result)
                 try await emit(result)
                 nextFacet += 1
-                for id in plan.listedIDs + plan.sweepOnly.map(\.id) where plan.failure == nil {
-                    references[id, default: 1] -= 1
-                    if references[id] == 0 {
-                        references[id] = nil
-                        records[id] = nil
+                guard plan.failure == nil else {
+                    continue
+                }
+                for slot in plan.listedSlots + plan.sweepSlots {
+                    references[slot] -= 1
+                    if references[slot] == 0 {
+                        records[slot] = nil
                     }
                 }
             }
@@ -208,15 +234,16 @@ struct CrawlRun {
         for await result in self.engine.orderedResults(for: requests) {
             self.account(result)
             let id = lookupIDs[result.index]
+            let slot = lookupSlots[result.index]
             do throws(FetchError) {
                 let found = try CocktailDBClient.records(from: try result.outcome.get(), endpoint: .lookup(drink: id))
                 guard let record = found.first(where: { $0.id == id }) else {
                     throw FetchError(
                         kind: .notFound, message: "drink \(id) is listed but lookup.php has no record of it")
                 }
-                records[id] = record
+                records[slot] = record
             } catch {
-                lookupFailures[id] = CrawlFailure(
+                failures[slot] = CrawlFailure(
                     error, url: api.redacted(result.request.url), attempts: result.attempts)
             }
             try await emitReady(upTo: result.index, &self)
