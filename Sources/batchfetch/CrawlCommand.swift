@@ -195,14 +195,24 @@ final class CrawlWriter: Sendable {
 
     private let state: Mutex<State>
     private let file: FileHandleOutput
+    /// Writes the chunks while the next ones are encoded.
+    private let queue: QueuedOutput
 
     init(output: CrawlOutput, file: FileHandleOutput) {
         self.state = Mutex(State(output: output))
         self.file = file
+        self.queue = QueuedOutput(file: file)
+    }
+
+    deinit {
+        self.queue.close()
     }
 
     func header() {
-        self.file.write(self.state.withLock { $0.output.header() })
+        self.state.withLock { state in
+            state.buffer.buffer = state.output.header()
+            self.drain(&state.buffer)
+        }
     }
 
     func write(_ result: FacetResult) {
@@ -212,14 +222,18 @@ final class CrawlWriter: Sendable {
         }
     }
 
+    /// Writes the footer and everything still queued, then syncs the file.
     func finish() {
-        self.file.write(self.state.withLock { $0.output.footer() })
+        self.state.withLock { state in
+            state.buffer.buffer = state.output.footer()
+            self.drain(&state.buffer)
+        }
+        self.queue.close()
         self.file.flush()
     }
 
     private func drain(_ json: inout JSONBytes) {
-        self.file.write(json.buffer)
-        json.buffer.removeAll(keepingCapacity: true)
+        self.queue.write(&json.buffer)
     }
 }
 
