@@ -37,6 +37,53 @@ struct CacheStoreTests {
         #expect(reopened.lookup("GET c") == nil)
     }
 
+    @Test func rowsAreFoundByAStableKeyHashAndACollisionReadsAsAMiss() throws {
+        // FNV-1a: these values are in every store written so far and must never change.
+        #expect(CacheStore.keyHash("") == -3_750_763_034_362_895_579)
+        #expect(CacheStore.keyHash("GET a") == 8_592_667_926_759_364_348)
+        #expect(
+            CacheStore.keyHash("GET http://127.0.0.1/api/json/v1/1/lookup.php?i=11000") == 6_319_428_644_826_127_760)
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configuration = HTTPCacheConfiguration(directory: directory)
+        let writer = try CacheStore(configuration: configuration) { _, _ in }
+        writer.store(Self.entry("GET a", body: "one"))
+        writer.close()
+        // Another key under "GET a"'s hash, as a collision would leave it: neither key finds it.
+        let connection = try SQLiteConnection(path: writer.path)
+        try connection.execute("UPDATE entries SET key = 'GET z'")
+        let store = try CacheStore(configuration: configuration) { _, _ in }
+        defer { store.close() }
+        #expect(store.lookup("GET a") == nil)
+        #expect(store.lookup("GET z") == nil)
+    }
+
+    @Test func aStoreFromBeforeTheHashIndexIsReplacedByAnEmptyOne() throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let old = try SQLiteConnection(path: directory + "/" + CacheStore.fileName)
+        try old.execute(
+            """
+            PRAGMA journal_mode=WAL;
+            CREATE TABLE responses (key TEXT PRIMARY KEY NOT NULL, vary TEXT NOT NULL, status INTEGER NOT NULL,
+                effective_url TEXT NOT NULL, headers BLOB NOT NULL, body BLOB NOT NULL,
+                request_time REAL NOT NULL, response_time REAL NOT NULL);
+            INSERT INTO responses VALUES ('GET a', '', 200, 'http://h/x', x'', x'6f6c64', 1, 2);
+            """)
+        let store = try CacheStore(configuration: HTTPCacheConfiguration(directory: directory)) { _, _ in }
+        #expect(store.lookup("GET a") == nil)
+        store.store(Self.entry("GET a", body: "new"))
+        store.close()
+        let reopened = try CacheStore(configuration: HTTPCacheConfiguration(directory: directory)) { _, _ in }
+        defer { reopened.close() }
+        #expect(reopened.lookup("GET a")?.body == Data("new".utf8))
+        // The old table is gone, not left taking space beside the new one.
+        let tables = try old.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'responses'")
+        #expect(try tables.step())
+        #expect(tables.int(0) == 0)
+    }
+
     @Test func lookupsInOneReadSeeOneSnapshotAndTheNextReadSeesLaterWrites() throws {
         let directory = Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
