@@ -107,7 +107,7 @@ final class CacheStore: @unchecked Sendable {
 
     /// Runs `body` with lookups that share one read transaction: one snapshot and one round of
     /// SQLite's file locking (two `fcntl` and an `fstat`) for the whole run instead of per key,
-    /// which was a third of a warm crawl's time in the kernel. Keep the run short (a refill's
+    /// which was a third of a warm crawl's time in the kernel. Keep the run short (one inbox's
     /// worth of keys): while it lasts the writer's WAL cannot be checkpointed past its snapshot.
     func reading<T>(_ body: (ReadSession) -> T) -> T {
         let reader: Reader

@@ -75,13 +75,9 @@ final class HTTPCache: Sendable {
         return snapshot
     }
 
-    /// Decides how to answer `request`; `now` is wall-clock seconds since 1970.
-    func decide(_ request: Request, now: Double = Date().timeIntervalSince1970) -> Decision {
-        self.deciding(now: now) { $0.decide(request) }
-    }
-
     /// Runs `body` with a ``Decider`` whose lookups share one read of the store (see
-    /// ``CacheStore/reading(_:)``): for a run of requests decided together, such as a refill.
+    /// ``CacheStore/reading(_:)``): for a run of requests decided together, such as everything the
+    /// engine thread takes from its inbox at once. `now` is wall-clock seconds since 1970.
     func deciding<T>(now: Double = Date().timeIntervalSince1970, _ body: (Decider) -> T) -> T {
         guard let store = self.store else {
             return body(Decider(cache: self, session: nil, now: now))

@@ -15,7 +15,8 @@ import HeapModule
 final class EngineLoop {
     private let configuration: Engine.Configuration
     private let core: EngineCore
-    /// The on-disk cache: answers submissions before they become transfers, stores their results.
+    /// The on-disk cache: answers fresh submissions before they become transfers; the results of
+    /// the rest carry what the consumer needs to complete (store) them.
     private let cache: HTTPCache?
     let multi: CurlMulti
     private let defaultHeaders: CurlHeaderList
