@@ -123,7 +123,10 @@ struct CrawlRun {
                         plans[position].listed = try CocktailDBClient.summaries(from: response, endpoint: endpoint)
                         plans[position].listedIDs = plans[position].listed.map(\.id)
                     }
-                    listedIDs[plans[position].value.name] = Set(plans[position].listedIDs)
+                    if !sweep.isEmpty {
+                        // Only the sweep asks which drinks a facet lists.
+                        listedIDs[plans[position].value.name] = Set(plans[position].listedIDs)
+                    }
                 } catch {
                     plans[position].failure = CrawlFailure(
                         error, url: self.api.redacted(result.request.url), attempts: result.attempts)
@@ -157,6 +160,7 @@ struct CrawlRun {
     mutating func emitAll(_ plans: [FacetPlan], emit: (FacetResult) async throws -> Void) async throws {
         var plans = plans
         var slotOf: [String: Int] = [:]
+        slotOf.reserveCapacity(plans.reduce(0) { $0 + $1.listedIDs.count + $1.sweepOnly.count })
         // By slot: the record (a lookup's, or a sweep-only drink's own); how many facets still
         // need it, so records are dropped once emitted everywhere and memory stays bounded by the
         // lookups in flight, not by the catalogue; and the drink's position in the lookup sequence
