@@ -67,16 +67,9 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
         }
     }
 
-    /// Whether a field name read by ``forEachField(_:)`` is `lowercased` (which must be lower case),
-    /// compared ASCII case-insensitively.
-    static func name(_ name: ArraySlice<UInt8>, is lowercased: StaticString) -> Bool {
-        name.count == lowercased.utf8CodeUnitCount
-            && lowercased.withUTF8Buffer { name.elementsEqual($0, by: { $0.asciiLowercased == $1 }) }
-    }
-
     /// Whether two field names are equal, ASCII case-insensitively.
     static func sameName(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
-        a.count == b.count && a.elementsEqual(b, by: { $0.asciiLowercased == $1.asciiLowercased })
+        a.count == b.count && a.elementsEqual(b, by: UInt8.asciiCaseInsensitiveEqual)
     }
 
     public func makeIterator() -> Iterator {
@@ -85,7 +78,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
 
     private func nameMatches(_ range: Range<Int>, _ name: String) -> Bool {
         range.count == name.utf8.count
-            && self.raw[range].elementsEqual(name.utf8, by: HTTPHeaders.asciiCaseInsensitiveEqual)
+            && self.raw[range].elementsEqual(name.utf8, by: UInt8.asciiCaseInsensitiveEqual)
     }
 
     /// Iterates the fields in order, skipping status lines and malformed lines.
@@ -141,10 +134,6 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
             return nil
         }
     }
-
-    private static func asciiCaseInsensitiveEqual(_ a: UInt8, _ b: UInt8) -> Bool {
-        a.asciiLowercased == b.asciiLowercased
-    }
 }
 
 extension UInt8 {
@@ -152,5 +141,19 @@ extension UInt8 {
     /// header fields, media types) compare this way, without building lower-cased Strings.
     var asciiLowercased: UInt8 {
         self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z") ? self | 0x20 : self
+    }
+
+    /// Whether two bytes are equal with ASCII letters compared case-insensitively.
+    static func asciiCaseInsensitiveEqual(_ a: UInt8, _ b: UInt8) -> Bool {
+        a.asciiLowercased == b.asciiLowercased
+    }
+}
+
+extension ArraySlice<UInt8> {
+    /// Whether these bytes spell `lowercased` (which must be all lower case), ASCII
+    /// case-insensitively: a header name or a month read as bytes, without a String.
+    func isASCIICaseInsensitive(_ lowercased: StaticString) -> Bool {
+        self.count == lowercased.utf8CodeUnitCount
+            && lowercased.withUTF8Buffer { self.elementsEqual($0, by: { $0.asciiLowercased == $1 }) }
     }
 }

@@ -27,13 +27,13 @@ struct CacheFreshness: Hashable, Sendable {
         var age: Int?? = nil
         headers.forEachField { name, value in
             switch name.count {
-            case 13 where HTTPHeaders.name(name, is: "cache-control"):
+            case 13 where name.isASCIICaseInsensitive("cache-control"):
                 self.read(cacheControl: String(decoding: value, as: UTF8.self))
-            case 7 where expires == nil && HTTPHeaders.name(name, is: "expires"):
+            case 7 where expires == nil && name.isASCIICaseInsensitive("expires"):
                 expires = .some(HTTPDate.parse(value) ?? Int.min)
-            case 4 where date == nil && HTTPHeaders.name(name, is: "date"):
+            case 4 where date == nil && name.isASCIICaseInsensitive("date"):
                 date = .some(HTTPDate.parse(value))
-            case 3 where age == nil && HTTPHeaders.name(name, is: "age"):
+            case 3 where age == nil && name.isASCIICaseInsensitive("age"):
                 age = .some(HTTPDate.integer(value))
             default:
                 break

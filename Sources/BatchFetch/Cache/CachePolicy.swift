@@ -43,12 +43,8 @@ enum CachePolicy {
 
     private static func isCredential(_ field: HeaderField) -> Bool {
         HeaderField.redactedNames.contains {
-            $0.utf8.elementsEqual(field.name.utf8, by: Self.asciiCaseInsensitiveEqual)
+            $0.utf8.elementsEqual(field.name.utf8, by: UInt8.asciiCaseInsensitiveEqual)
         }
-    }
-
-    private static func asciiCaseInsensitiveEqual(_ a: UInt8, _ b: UInt8) -> Bool {
-        a == b || (a ^ 0x20 == b && (a | 0x20) >= UInt8(ascii: "a") && (a | 0x20) <= UInt8(ascii: "z"))
     }
 
     /// Whether the request may use the cache at all: a GET without credentials and without a
@@ -127,7 +123,7 @@ enum CachePolicy {
     }
 
     private static func isStored(_ name: ArraySlice<UInt8>) -> Bool {
-        !Self.unstoredFields.contains { HTTPHeaders.name(name, is: $0) }
+        !Self.unstoredFields.contains { name.isASCIICaseInsensitive($0) }
     }
 
     /// `request` with the validators of `stored`: `If-None-Match` with its `ETag`, and

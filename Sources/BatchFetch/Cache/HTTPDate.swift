@@ -148,11 +148,6 @@ enum HTTPDate {
     }
 
     private static func month(_ name: ArraySlice<UInt8>) -> Int? {
-        guard name.count == 3 else {
-            return nil
-        }
-        return Self.months.firstIndex { month in
-            month.withUTF8Buffer { name.elementsEqual($0, by: { $0.asciiLowercased == $1 }) }
-        }.map { $0 + 1 }
+        Self.months.firstIndex { name.isASCIICaseInsensitive($0) }.map { $0 + 1 }
     }
 }
