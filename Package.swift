@@ -32,8 +32,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // glibc's mallopt, which Swift's Glibc module does not expose; used by the command only.
-        .systemLibrary(name: "CMalloc", path: "CMalloc"),
+        // mallopt and sync_file_range, which Swift's Glibc module does not expose; for the command only.
+        .systemLibrary(name: "CLinux", path: "CLinux"),
         .target(
             name: "BatchFetch",
             dependencies: [
@@ -60,7 +60,7 @@ let package = Package(
             name: "batchfetch",
             dependencies: [
                 "BatchFetch",
-                "CMalloc",
+                "CLinux",
                 "CocktailDB",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "DequeModule", package: "swift-collections"),

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BatchFetch
-import CMalloc
+import CLinux
 
 #if canImport(Glibc)
     import Glibc
@@ -47,6 +47,6 @@ struct BatchFetchCommand: AsyncParsableCommand {
     /// CPU median −30%; `fetch` ~28,000 → ~14,000, CPU −14%. The heaps keep up to 64 MiB free
     /// each until exit. A library cannot make this choice for its host process; the command can.
     private static func keepFreedMemory() {
-        _ = cmalloc_keep_freed_memory(64 << 20, 4 << 20)
+        _ = clinux_keep_freed_memory(64 << 20, 4 << 20)
     }
 }

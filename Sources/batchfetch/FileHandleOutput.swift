@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Synchronization
 
@@ -10,6 +11,9 @@ import Synchronization
 final class FileHandleOutput: Sendable {
     private let descriptor: Int32
     private let owned: Bool
+    /// Whether the descriptor is a regular file this output opened: only then is there
+    /// write-back to start (``startWriteback()``) or to wait for (``flush()``).
+    private let ownedRegularFile: Bool
     private let failedErrno = Atomic<Int32>(0)
 
     /// The `errno` of the first failed write, or `nil`.
@@ -24,21 +28,28 @@ final class FileHandleOutput: Sendable {
     private init(descriptor: Int32) {
         self.descriptor = descriptor
         self.owned = false
+        self.ownedRegularFile = false
+    }
+
+    private init(owning descriptor: Int32) {
+        self.descriptor = descriptor
+        self.owned = true
+        var status = stat()
+        self.ownedRegularFile = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
     }
 
     /// Opens (creates or truncates) a file for writing.
-    init?(path: String) {
+    convenience init?(path: String) {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             return nil
         }
-        self.descriptor = fd
-        self.owned = true
+        self.init(owning: fd)
     }
 
     /// Opens a file for appending after cutting it to its first `keeping` bytes (creating it when
     /// missing), as a resumed crawl does.
-    init?(appendingTo path: String, keeping bytes: Int) {
+    convenience init?(appendingTo path: String, keeping bytes: Int) {
         let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             return nil
@@ -47,8 +58,7 @@ final class FileHandleOutput: Sendable {
             close(fd)
             return nil
         }
-        self.descriptor = fd
-        self.owned = true
+        self.init(owning: fd)
     }
 
     deinit {
@@ -96,6 +106,17 @@ final class FileHandleOutput: Sendable {
         }
     }
 
+    /// Starts writing what was written so far to disk, without waiting, so that ``flush()`` at
+    /// the end does not wait for the whole file: a warm crawl's 109 MB output took a 33-38 ms
+    /// `fsync`, and with write-back started after each buffer it takes under 1 ms. Only for a
+    /// regular file this output opened; errors are ignored (``flush()`` reports nothing either,
+    /// and the data is written whether or not write-back starts early).
+    func startWriteback() {
+        if self.ownedRegularFile {
+            _ = clinux_start_writeback(self.descriptor)
+        }
+    }
+
     func flush() {
         if self.owned {
             fsync(self.descriptor)
@@ -105,9 +126,10 @@ final class FileHandleOutput: Sendable {
 
 /// Writes buffers to a ``FileHandleOutput`` on a thread of its own, so the producer goes on
 /// encoding while the kernel copies the previous buffer: for a crawl writing 100 MB of records,
-/// that copy was a sixth of the consuming task's time. At most ``depth`` buffers wait; a producer
-/// that gets ahead of the disk waits too, so memory stays bounded. Buffers come back emptied with
-/// their capacity, so a steady writer allocates none.
+/// that copy was a sixth of the consuming task's time. After each buffer it starts the file's
+/// write-back (``FileHandleOutput/startWriteback()``), so the disk works while the crawl does. At
+/// most ``depth`` buffers wait; a producer that gets ahead of the disk waits too, so memory stays
+/// bounded. Buffers come back emptied with their capacity, so a steady writer allocates none.
 ///
 /// Threading: ``write(_:)`` and ``close()`` from one producer at a time.
 /// `@unchecked Sendable`: every mutable property is guarded by `condition`.
@@ -175,6 +197,7 @@ final class QueuedOutput: @unchecked Sendable {
             var bytes = self.queue.removeFirst()
             self.condition.unlock()
             self.file.write(bytes)
+            self.file.startWriteback()
             bytes.removeAll(keepingCapacity: true)
             self.condition.lock()
             if self.spare.count < Self.depth {

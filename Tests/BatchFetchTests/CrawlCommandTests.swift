@@ -73,6 +73,42 @@ struct CrawlCommandTests {
         }
     }
 
+    /// `-o` to a regular file starts write-back as it goes and fsyncs at the end; to a FIFO it can
+    /// do neither. Both must hold the very bytes the crawl writes to standard output.
+    @Test func outputFilesAndFIFOsGetTheBytesOfStandardOutput() async throws {
+        try await ReplicaServer.withServer { server in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bf-out-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let arguments = ["crawl", "--base-url", server.baseURL, "-q", "--details", "--by", "ingredient"]
+            let standard = try Executable("batchfetch").run(arguments)
+            #expect(standard.status == 0, "\(standard.stderr)")
+            #expect(standard.stdout.utf8.count > 1 << 20, "enough output for several write-back calls")
+
+            let file = directory.appendingPathComponent("crawl.ndjson").path
+            let toFile = try Executable("batchfetch").run(arguments + ["-o", file])
+            #expect(toFile.status == 0, "\(toFile.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data(standard.stdout.utf8))
+
+            let fifo = directory.appendingPathComponent("crawl.fifo").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            // The reader opens the FIFO first, so the crawl's open does not block forever, and
+            // copies it to a file, so neither blocks on a pipe nobody drains.
+            let copy = directory.appendingPathComponent("fifo-copy.ndjson").path
+            #expect(FileManager.default.createFile(atPath: copy, contents: nil))
+            let reader = Process()
+            reader.executableURL = URL(fileURLWithPath: "/bin/cat")
+            reader.arguments = [fifo]
+            reader.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: copy))
+            try reader.run()
+            let toFIFO = try Executable("batchfetch").run(arguments + ["-o", fifo])
+            reader.waitUntilExit()
+            let received = try Data(contentsOf: URL(fileURLWithPath: copy))
+            #expect(toFIFO.status == 0, "\(toFIFO.stderr)")
+            #expect(received == Data(standard.stdout.utf8))
+        }
+    }
+
     @Test func resumingIntoAFileThatIsNotOursIsRefused() async throws {
         try await ReplicaServer.withServer { server in
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("bf-foreign-\(UUID().uuidString)")

@@ -1,0 +1,46 @@
+// CLinux: Linux and glibc calls that Swift's Glibc module does not expose, for the batchfetch
+// command only.
+//
+// Why this shim exists: mallopt and its M_* parameters live in <malloc.h>, which the Glibc module
+// does not include, and sync_file_range needs _GNU_SOURCE, which it does not define. The
+// functions below are `static inline` and prefixed `clinux_`, so the header adds no symbols of its
+// own. Where the C library lacks a call, its function does nothing.
+#ifndef CLINUX_SHIM_H
+#define CLINUX_SHIM_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#if defined(__GLIBC__) || defined(__linux__)
+#include <fcntl.h>
+#include <malloc.h>
+#endif
+
+/// Keeps freed memory in the heap for reuse: returns the top of a heap to the kernel only past
+/// `trim_bytes` free, and serves allocations below `mmap_bytes` from the heap instead of their own
+/// mappings. Returns 1 when both settings were accepted.
+static inline int clinux_keep_freed_memory(int trim_bytes, int mmap_bytes) {
+#if defined(M_TRIM_THRESHOLD) && defined(M_MMAP_THRESHOLD)
+    return mallopt(M_TRIM_THRESHOLD, trim_bytes) == 1 && mallopt(M_MMAP_THRESHOLD, mmap_bytes) == 1;
+#else
+    (void)trim_bytes;
+    (void)mmap_bytes;
+    return 0;
+#endif
+}
+
+/// Starts writing the file's dirty pages to disk without waiting for them
+/// (`sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE)`), so a later fsync has little left to do.
+/// Returns 0, or -1 with errno set (ESPIPE for a pipe); does nothing and returns 0 where the call
+/// does not exist.
+static inline int clinux_start_writeback(int fd) {
+#if defined(SYNC_FILE_RANGE_WRITE)
+    return sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+    (void)fd;
+    return 0;
+#endif
+}
+
+#endif
