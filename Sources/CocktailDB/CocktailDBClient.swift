@@ -102,11 +102,20 @@ public struct CocktailDBClient: Sendable {
     /// through ~50 `String`s and a `Dictionary`); records in another shape go through ``Drink``,
     /// with its errors.
     public static func records(from response: Response, endpoint: Endpoint) throws(FetchError) -> [DrinkRecord] {
+        var buffers = DrinkRecordReader.Buffers()
+        return try Self.records(from: response, endpoint: endpoint, buffers: &buffers)
+    }
+
+    /// ``records(from:endpoint:)`` with reader buffers the caller keeps from one response to the
+    /// next (a crawl's lookups).
+    static func records(
+        from response: Response, endpoint: Endpoint, buffers: inout DrinkRecordReader.Buffers
+    ) throws(FetchError) -> [DrinkRecord] {
         let decoder = Self.decoder(for: endpoint)
         if endpoint.envelopeKey == "drinks" {
             try decoder.status.check(response)
             try decoder.contentType.check(response)
-            if let records = response.body.withUnsafeBytes({ DrinkRecord.records(document: $0) }) {
+            if let records = response.body.withUnsafeBytes({ DrinkRecord.records(document: $0, buffers: &buffers) }) {
                 return records
             }
         }

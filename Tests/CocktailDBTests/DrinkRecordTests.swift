@@ -185,6 +185,7 @@ struct DrinkRecordTests {
         ]
         var accepted = 0
         var checked = 0
+        var shared = DrinkRecordReader.Buffers()
         for original in documents {
             var variants = [original]
             for _ in 0..<150 {
@@ -199,6 +200,10 @@ struct DrinkRecordTests {
             }
             for (number, body) in variants.enumerated() {
                 let fast = body.withUnsafeBytes { DrinkRecord.records(document: $0) }
+                // A crawl lends one set of buffers to every lookup, whatever the last one left in
+                // them (a record cut short, a rejected document): the result must not change.
+                let reusing = body.withUnsafeBytes { DrinkRecord.records(document: $0, buffers: &shared) }
+                #expect(reusing == fast, "\(String(decoding: body, as: UTF8.self))")
                 let response = Response(
                     status: 200, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body,
                     effectiveURL: "")

@@ -235,12 +235,14 @@ struct CrawlRun {
         let api = self.api
         let requests = lookupIDs.lazy.map { Request(api.url(.lookup(drink: $0))) }
         self.progress?.update { $0.requestsQueued += lookupIDs.count }
+        var readerBuffers = DrinkRecordReader.Buffers()
         for await result in self.engine.orderedResults(for: requests) {
             self.account(result)
             let id = lookupIDs[result.index]
             let slot = lookupSlots[result.index]
             do throws(FetchError) {
-                let found = try CocktailDBClient.records(from: try result.outcome.get(), endpoint: .lookup(drink: id))
+                let found = try CocktailDBClient.records(
+                    from: try result.outcome.get(), endpoint: .lookup(drink: id), buffers: &readerBuffers)
                 guard let record = found.first(where: { $0.id == id }) else {
                     throw FetchError(
                         kind: .notFound, message: "drink \(id) is listed but lookup.php has no record of it")

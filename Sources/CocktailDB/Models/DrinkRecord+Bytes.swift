@@ -30,13 +30,22 @@ extension DrinkRecord {
     /// A lookup's envelope scan walked every byte once more before the reader did: about a
     /// fifth of a crawl's decoding.
     static func records(document: UnsafeRawBufferPointer) -> [DrinkRecord]? {
+        var buffers = DrinkRecordReader.Buffers()
+        return Self.records(document: document, buffers: &buffers)
+    }
+
+    /// ``records(document:)`` with the reader's buffers lent by the caller, who decodes one
+    /// document after another (a crawl's lookups): the buffers keep their capacity, so a lookup
+    /// allocates only its record.
+    static func records(document: UnsafeRawBufferPointer, buffers: inout DrinkRecordReader.Buffers) -> [DrinkRecord]? {
         let prefix: StaticString = #"{"drinks":["#
         guard let base = document.baseAddress, document.count > prefix.utf8CodeUnitCount + 2,
             memcmp(base, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
         else {
             return nil
         }
-        var reader = DrinkRecordReader(document)
+        var reader = DrinkRecordReader(document, buffers: &buffers)
+        defer { reader.giveBack(&buffers) }
         var position = prefix.utf8CodeUnitCount
         var records: [DrinkRecord] = []
         while true {
@@ -82,16 +91,46 @@ struct DrinkRecordReader {
     /// The record being written, reused: each record's bytes are copied out at their exact size.
     var json = JSONBytes()
     /// Decoded string content, reused.
-    private var scratch: [UInt8] = []
+    fileprivate var scratch: [UInt8] = []
     /// The fields of the record being read, by position in ``Drink/fieldOrder``.
-    var fields: [FlatField?] = Array(repeating: nil, count: Drink.fieldOrder.count)
+    var fields: [FlatField?] = []
 
     init(_ list: UnsafeRawBufferPointer) {
+        var buffers = Buffers()
+        self.init(list, buffers: &buffers)
+    }
+
+    /// A reader of `list` that works in `buffers`, which are empty until ``giveBack(_:)``.
+    init(_ list: UnsafeRawBufferPointer, buffers: inout Buffers) {
         self.scanner = FlatScanner(list)
         self.hasDelete = list.baseAddress.map { memchr($0, 0x7F, list.count) != nil } ?? false
+        // Moved, not copied: each array stays uniquely referenced, so writing does not copy it.
+        swap(&self.json, &buffers.json)
+        swap(&self.scratch, &buffers.scratch)
+        swap(&self.fields, &buffers.fields)
+        if self.fields.count != Drink.fieldOrder.count {
+            self.fields = Array(repeating: nil, count: Drink.fieldOrder.count)
+        }
         // A record's output is about its input's size plus its ingredients: one allocation for a
         // lookup's single record, then reused for a search's many.
         self.json.buffer.reserveCapacity(min(list.count, 1 << 16) + 1024)
+    }
+
+    /// The buffers a reader writes records in, kept between documents by a caller that decodes
+    /// many (``DrinkRecord/records(document:buffers:)``).
+    struct Buffers {
+        fileprivate var json = JSONBytes()
+        fileprivate var scratch: [UInt8] = []
+        fileprivate var fields: [FlatField?] = []
+
+        init() {}
+    }
+
+    /// Returns the buffers to `buffers`, with their capacity, for the next document's reader.
+    mutating func giveBack(_ buffers: inout Buffers) {
+        swap(&self.json, &buffers.json)
+        swap(&self.scratch, &buffers.scratch)
+        swap(&self.fields, &buffers.fields)
     }
 
     mutating func records() throws(FetchError) -> [DrinkRecord] {
