@@ -132,7 +132,12 @@ final class HTTPCache: Sendable {
 
     /// `results` with each result the engine marked (``FetchResult/cacheCompletion``) completed.
     func complete(_ results: [FetchResult]) -> [FetchResult] {
-        results.map { result in
+        // Answers from the store (every result of a warm crawl) carry none: the array goes on
+        // as it is, without a copy of each result.
+        guard results.contains(where: { $0.cacheCompletion != nil }) else {
+            return results
+        }
+        return results.map { result in
             result.cacheCompletion.map { self.complete(result, pending: $0.pending) } ?? result
         }
     }

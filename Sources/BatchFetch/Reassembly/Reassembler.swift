@@ -65,10 +65,10 @@ public struct Reassembler<Value> {
     @inlinable
     public mutating func popNext() -> Value? {
         let slot = self.next % self.window
-        guard let value = self.slots[slot] else {
+        // Moved out, not copied and then released: a result holds a dozen references.
+        guard let value = self.slots[slot].take() else {
             return nil
         }
-        self.slots[slot] = nil
         self.nextIndex += 1
         self.waiting -= 1
         return value
