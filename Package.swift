@@ -1,5 +1,22 @@
 // swift-tools-version:6.1
+import Foundation
 import PackageDescription
+
+/// The `batchfetch` command allocates with gperftools' tcmalloc where its runtime library is
+/// installed (scripts/setup installs `libtcmalloc-minimal4`), and with glibc's malloc elsewhere.
+/// Response bodies are allocated on the engine thread and freed on the consumer's, a pattern
+/// glibc's per-thread arenas serve poorly (a heap that grows a page per `mprotect`, then faults
+/// each page in). Interleaved runs: W1 `fetch` -7% wall, a warm crawl -5%; cold crawls, W2 even.
+/// Only the command: the libraries leave their host's allocator alone. Linked by file name
+/// (`-l:`), as only the runtime package is needed, not the development one.
+let tcmalloc: [LinkerSetting] = {
+    let directories = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]
+    let library = "libtcmalloc_minimal.so.4"
+    guard directories.contains(where: { FileManager.default.fileExists(atPath: "\($0)/\(library)") }) else {
+        return []
+    }
+    return [.unsafeFlags(["-Xlinker", "-l:\(library)"], .when(platforms: [.linux]))]
+}()
 
 let package = Package(
     name: "batchfetch",
@@ -64,7 +81,8 @@ let package = Package(
                 "CocktailDB",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "DequeModule", package: "swift-collections"),
-            ]
+            ],
+            linkerSettings: tcmalloc
         ),
         .executableTarget(
             name: "cocktaildb-replica",

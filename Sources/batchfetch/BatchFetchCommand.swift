@@ -19,7 +19,9 @@ struct BatchFetchCommand: AsyncParsableCommand {
     /// Runs the command, mapping usage errors to exit code 2 (as curl, grep and most shell tools do)
     /// instead of swift-argument-parser's default 64.
     static func main() async {
-        Self.keepFreedMemory()
+        if Allocator.current == .glibc {
+            Self.keepFreedMemory()
+        }
         do {
             var command = try Self.parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -49,4 +51,19 @@ struct BatchFetchCommand: AsyncParsableCommand {
     private static func keepFreedMemory() {
         _ = clinux_keep_freed_memory(64 << 20, 4 << 20)
     }
+}
+
+/// The allocator behind `malloc` in this process: gperftools' tcmalloc when the command was
+/// linked with it (see Package.swift), else glibc's, which gets tuned (`keepFreedMemory`).
+enum Allocator {
+    case tcmalloc
+    case glibc
+
+    static let current: Allocator = {
+        // RTLD_DEFAULT (a null handle): the symbols the process resolves `malloc` among.
+        guard let tcmalloc = dlsym(nil, "tc_malloc"), dlsym(nil, "malloc") == tcmalloc else {
+            return .glibc
+        }
+        return .tcmalloc
+    }()
 }
