@@ -19,9 +19,7 @@ struct BatchFetchCommand: AsyncParsableCommand {
     /// Runs the command, mapping usage errors to exit code 2 (as curl, grep and most shell tools do)
     /// instead of swift-argument-parser's default 64.
     static func main() async {
-        if Allocator.current == .glibc {
-            Self.keepFreedMemory()
-        }
+        Self.keepFreedMemory()
         do {
             var command = try Self.parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
@@ -48,22 +46,8 @@ struct BatchFetchCommand: AsyncParsableCommand {
     /// scripts/bench (10,000 × 64 KB), 4 pairs: `bench` 34,000–114,000 → ~5,000 page faults and
     /// CPU median −30%; `fetch` ~28,000 → ~14,000, CPU −14%. The heaps keep up to 64 MiB free
     /// each until exit. A library cannot make this choice for its host process; the command can.
+    /// Where the command is linked with tcmalloc (Package.swift), its `mallopt` does nothing.
     private static func keepFreedMemory() {
         _ = clinux_keep_freed_memory(64 << 20, 4 << 20)
     }
-}
-
-/// The allocator behind `malloc` in this process: gperftools' tcmalloc when the command was
-/// linked with it (see Package.swift), else glibc's, which gets tuned (`keepFreedMemory`).
-enum Allocator {
-    case tcmalloc
-    case glibc
-
-    static let current: Allocator = {
-        // RTLD_DEFAULT (a null handle): the symbols the process resolves `malloc` among.
-        guard let tcmalloc = dlsym(nil, "tc_malloc"), dlsym(nil, "malloc") == tcmalloc else {
-            return .glibc
-        }
-        return .tcmalloc
-    }()
 }
