@@ -133,6 +133,16 @@ def main():
         print(table(workload, summary[workload], show_mb=(workload == "W2"), show_requests=(workload == "W3"),
                     note=note))
         print()
+        # The table's × floor divides medians taken over rounds minutes apart; on a shared machine the
+        # floor itself moves by ±30% between rounds. Ratios within a round compare runs seconds apart.
+        for tool in ("batchfetch fetch", "batchfetch bench"):
+            rates, cpus = paired(runs, workload, tool, FLOOR)
+            if rates:
+                print(f"`{tool.removeprefix('batchfetch ')}` against the libcurl floor, per round: req/s "
+                      + ", ".join(f"{r:.2f}×" for r in rates) + "; CPU per request "
+                      + ", ".join(f"{c:.2f}×" for c in cpus)
+                      + f" (medians {statistics.median(rates):.2f}× and {statistics.median(cpus):.2f}×).")
+                print()
         if workload == "W3":
             for base, how in (("batchfetch fetch", "records to /dev/null"),
                               ("batchfetch fetch -o file", "records to a file, as the crawl writes its output")):
