@@ -209,6 +209,9 @@ struct EngineTests {
             #expect(result.response?.status == 200)
             #expect(result.response?.body.count == 80)
             #expect(result.response?.effectiveURL == "\(server.baseURL)/ok?size=80")
+            // Only the final response's fields: the redirect's `Location` is dropped at the status line.
+            #expect(result.response?.headers["location"] == nil)
+            #expect(result.response?.headers["content-length"] == "80")
         }
     }
 
