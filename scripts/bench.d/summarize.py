@@ -112,6 +112,15 @@ def paired(runs, workload, tool, base):
             [p[tool]["cpu_us_per_req"] / p[base]["cpu_us_per_req"] for p in pairs])
 
 
+def print_per_round(what, rates, cpus):
+    """A paragraph of per-round ratios (from `paired`) and their medians; nothing without rounds."""
+    if rates:
+        print(f"{what}, per round: req/s " + ", ".join(f"{r:.2f}×" for r in rates) + "; CPU per request "
+              + ", ".join(f"{c:.2f}×" for c in cpus)
+              + f" (medians {statistics.median(rates):.2f}× and {statistics.median(cpus):.2f}×).")
+        print()
+
+
 def main():
     runs_path, context_path, out_path = sys.argv[1:4]
     with open(runs_path) as f:
@@ -136,23 +145,13 @@ def main():
         # The table's × floor divides medians taken over rounds minutes apart; on a shared machine the
         # floor itself moves by ±30% between rounds. Ratios within a round compare runs seconds apart.
         for tool in ("batchfetch fetch", "batchfetch bench"):
-            rates, cpus = paired(runs, workload, tool, FLOOR)
-            if rates:
-                print(f"`{tool.removeprefix('batchfetch ')}` against the libcurl floor, per round: req/s "
-                      + ", ".join(f"{r:.2f}×" for r in rates) + "; CPU per request "
-                      + ", ".join(f"{c:.2f}×" for c in cpus)
-                      + f" (medians {statistics.median(rates):.2f}× and {statistics.median(cpus):.2f}×).")
-                print()
+            print_per_round(f"`{tool.removeprefix('batchfetch ')}` against the libcurl floor",
+                            *paired(runs, workload, tool, FLOOR))
         if workload == "W3":
             for base, how in (("batchfetch fetch", "records to /dev/null"),
                               ("batchfetch fetch -o file", "records to a file, as the crawl writes its output")):
-                rates, cpus = paired(runs, "W3", "batchfetch crawl --details", base)
-                if rates:
-                    print(f"`crawl --details` against `fetch` of the same URLs ({how}), per round: req/s "
-                          + ", ".join(f"{r:.2f}×" for r in rates) + "; CPU per request "
-                          + ", ".join(f"{c:.2f}×" for c in cpus)
-                          + f" (medians {statistics.median(rates):.2f}× and {statistics.median(cpus):.2f}×).")
-                    print()
+                print_per_round(f"`crawl --details` against `fetch` of the same URLs ({how})",
+                                *paired(runs, "W3", "batchfetch crawl --details", base))
     if "skipped" in w3:
         print(f"W3 (the crawl shape) skipped: {w3['skipped']}.")
         print()
