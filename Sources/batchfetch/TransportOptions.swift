@@ -18,6 +18,15 @@ struct TransportOptions: ParsableArguments {
     @Flag(name: [.customShort("k"), .long], help: "Do not verify TLS certificates (hosts you trust only).")
     var insecure = false
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: """
+            Ask for compressed responses (Accept-Encoding: every coding this libcurl decodes) and decode \
+            them. Default: on for fetch and crawl; off for bench, which like wrk and ab sends only what it \
+            is asked to.
+            """)
+    var compressed: Bool? = nil
+
     @Option(
         name: .customLong("ca-cert"),
         help: "Trust the certificate authorities in this PEM FILE instead of the system's (a private CA).")
@@ -40,8 +49,11 @@ struct TransportOptions: ParsableArguments {
         }
     }
 
-    /// Sets the HTTP version and TLS trust these flags ask for.
-    func apply(to configuration: inout Engine.Configuration) {
+    /// Sets the HTTP version, compression and TLS trust these flags ask for; compression as
+    /// `compressedByDefault` says unless `--compressed` or `--no-compressed` was given.
+    func apply(to configuration: inout Engine.Configuration, compressedByDefault: Bool = true) {
+        // "" lets libcurl list every coding it was built to decode.
+        configuration.acceptEncoding = (self.compressed ?? compressedByDefault) ? "" : nil
         configuration.httpVersion =
             self.http2PriorKnowledge ? .http2PriorKnowledge : self.http2 ? .http2 : .http1_1
         configuration.verifyTLS = !self.insecure

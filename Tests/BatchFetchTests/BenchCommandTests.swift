@@ -41,6 +41,20 @@ struct BenchCommandTests {
         return configuration
     }
 
+    @Test func benchSendsNoAcceptEncodingUnlessAskedTo() async throws {
+        try await TestHTTPServer.with { server in
+            let url = "\(server.baseURL)/gzip"
+            let plain = try self.bench(["-n", "20", "-c", "4", url])
+            #expect(plain.status == 0 && plain.report.ok == 20)
+            #expect(server.snapshot.acceptingEncodings == 0)
+            let compressed = try self.bench(["--compressed", "-n", "20", "-c", "4", url])
+            #expect(compressed.status == 0 && compressed.report.ok == 20)
+            #expect(server.snapshot.acceptingEncodings == 20)
+            // Bodies are counted as decoded: 19 bytes of JSON each, not the 39 gzip bytes sent.
+            #expect(compressed.report.bytes == 20 * 19 && plain.report.bytes == 20 * 19)
+        }
+    }
+
     @Test func theClosedLoopMedianIsTheReplicasFixedLatency() async throws {
         try await ReplicaServer.withServer(self.replica(latency: 20)) { server in
             let url = server.url("list.php?c=list")

@@ -48,6 +48,20 @@ struct FetchOptionsTests {
         }
     }
 
+    @Test func compressedResponsesAreAskedForAndDecodedUnlessTurnedOff() async throws {
+        try await TestHTTPServer.with { server in
+            let url = "\(server.baseURL)/gzip"
+            let (status, records, _) = try self.run([url])
+            #expect(status == 0)
+            #expect((records.first?["body"] as? [String: Any])?["compressed"] as? Bool == true)
+            #expect(server.snapshot.acceptingEncodings == 1)
+            let (plainStatus, plain, _) = try self.run(["--no-compressed", url])
+            #expect(plainStatus == 0)
+            #expect((plain.first?["body"] as? [String: Any])?["compressed"] as? Bool == true)
+            #expect(server.snapshot.acceptingEncodings == 1, "--no-compressed sends no Accept-Encoding")
+        }
+    }
+
     @Test func theStatusListDecidesWhatIsOk() async throws {
         try await TestHTTPServer.with { server in
             let url = "\(server.baseURL)/status/404"

@@ -22,6 +22,8 @@ import Synchronization
 /// - `/hang` — never answers
 /// - `/headers` — the request's header fields, one `name: value` per line
 /// - `/cached?cc=V` — 200 with `Cache-Control: V` and `ETag: "v1"`, a body counting the requests
+/// - `/gzip` — `{"compressed":true}`, gzip-encoded (`Content-Encoding: gzip`) when the request's
+///   `Accept-Encoding` lists gzip, plain otherwise
 final class TestHTTPServer: Sendable {
     struct Counters: Sendable {
         var connectionsAccepted = 0
@@ -31,7 +33,16 @@ final class TestHTTPServer: Sendable {
         var maxInFlight = 0
         var arrivals: [String: [UInt64]] = [:]
         var flakyHits: [String: Int] = [:]
+        /// Requests that carried an `Accept-Encoding` field.
+        var acceptingEncodings = 0
     }
+
+    /// `{"compressed":true}` as gzip (RFC 1952) made it.
+    static let gzippedJSON: [UInt8] = [
+        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xab, 0x56, 0x4a, 0xce, 0xcf, 0x2d, 0x28, 0x4a,
+        0x2d, 0x2e, 0x4e, 0x4d, 0x51, 0xb2, 0x2a, 0x29, 0x2a, 0x4d, 0xad, 0x05, 0x00, 0xf1, 0xea, 0x39, 0x95, 0x13,
+        0x00, 0x00, 0x00,
+    ]
 
     let group: MultiThreadedEventLoopGroup
     let channel: any Channel
@@ -145,6 +156,7 @@ private final class TestHTTPHandler: ChannelInboundHandler {
             c.inFlight += 1
             c.maxInFlight = max(c.maxInFlight, c.inFlight)
             c.arrivals[path + (query["key"].map { "?key=" + $0 } ?? ""), default: []].append(now)
+            c.acceptingEncodings += head.headers.contains(name: "Accept-Encoding") ? 1 : 0
         }
         let loop = context.eventLoop.assumeIsolated()
         switch path {
@@ -203,6 +215,15 @@ private final class TestHTTPHandler: ChannelInboundHandler {
             self.respond(
                 context: context, status: .ok, body: "{\"served\":\(count)}", type: "application/json",
                 headers: [("Cache-Control", query["cc"] ?? ""), ("ETag", "\"v1\"")])
+        case "/gzip":
+            let accepted = head.headers["Accept-Encoding"].joined(separator: ",").lowercased()
+            if accepted.contains("gzip") {
+                self.respond(
+                    context: context, status: .ok, body: ByteBuffer(bytes: TestHTTPServer.gzippedJSON),
+                    type: "application/json", headers: [("Content-Encoding", "gzip")])
+            } else {
+                self.respond(context: context, status: .ok, body: "{\"compressed\":true}", type: "application/json")
+            }
         case "/headers":
             let lines = head.headers.map { "\($0.name.lowercased()): \($0.value)" }.joined(separator: "\n")
             self.respond(context: context, status: .ok, body: lines)
@@ -230,14 +251,24 @@ private final class TestHTTPHandler: ChannelInboundHandler {
         type: String = "text/plain",
         headers extra: [(String, String)] = []
     ) {
-        var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", String(body.utf8.count))])
+        self.respond(context: context, status: status, body: ByteBuffer(string: body), type: type, headers: extra)
+    }
+
+    private func respond(
+        context: ChannelHandlerContext,
+        status: HTTPResponseStatus,
+        body: ByteBuffer,
+        type: String,
+        headers extra: [(String, String)]
+    ) {
+        var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", String(body.readableBytes))])
         for (name, value) in extra {
             headers.add(name: name, value: value)
         }
         context.write(
             self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
             promise: nil)
-        context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil)
+        context.write(self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         self.end(context: context)
     }
 
