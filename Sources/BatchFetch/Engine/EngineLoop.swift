@@ -24,7 +24,11 @@ final class EngineLoop {
     private let share: CurlShare?
 
     private var idle: [CurlEasy] = []
-    private var busy: [ObjectIdentifier: CurlEasy] = [:]
+    /// Every handle this loop made, idle or transferring (at most the in-flight cap): cancellation
+    /// and shutdown find the busy ones, those with a transfer, here. A count, not a map of busy
+    /// handles, is what each request updates.
+    private var handles: [CurlEasy] = []
+    private var busyCount = 0
     private var pending = Deque<Transfer>()
     private var scheduled = Heap<ScheduledTransfer>()
     private var scheduleSequence: UInt64 = 0
@@ -74,7 +78,7 @@ final class EngineLoop {
                 self.complete(easy)
             }
             now = MonotonicClock.now()
-            if self.busy.count < self.configuration.maxInFlight, !self.pending.isEmpty, rateWait == nil {
+            if self.busyCount < self.configuration.maxInFlight, !self.pending.isEmpty, rateWait == nil {
                 // Completions freed slots and work is queued: admit it now rather than after a poll.
                 // Results wait for a later pass unless a batch of them has gathered: a hand-over
                 // may wake the consumer (a futex wake-up and a context switch on both sides), so
@@ -167,7 +171,7 @@ final class EngineLoop {
         for entry in self.scheduled.unordered where drop(entry.transfer) {
             self.forget(entry.transfer)
         }
-        for easy in Array(self.busy.values) {
+        for easy in self.handles {
             guard let transfer = easy.transfer, drop(transfer) else {
                 continue
             }
@@ -180,9 +184,11 @@ final class EngineLoop {
 
     /// Removes a transfer nobody waits for from the de-duplication map.
     private func forget(_ transfer: Transfer) {
-        if let key = transfer.key, self.inFlight[key] === transfer {
-            self.inFlight[key] = nil
+        // One lookup: remove, and put back the rare later transfer of the same request.
+        guard let key = transfer.key, let removed = self.inFlight.removeValue(forKey: key), removed !== transfer else {
+            return
         }
+        self.inFlight[key] = removed
     }
 
     // MARK: - admission
@@ -190,7 +196,7 @@ final class EngineLoop {
     /// Starts queued transfers while there is room and a rate-limit token.
     /// - Returns: nanoseconds until the next token when the rate limit stopped admission.
     private func admit(now: UInt64) -> UInt64? {
-        while self.busy.count < self.configuration.maxInFlight, let transfer = self.pending.first {
+        while self.busyCount < self.configuration.maxInFlight, let transfer = self.pending.first {
             if transfer.waiters.isEmpty {
                 self.pending.removeFirst()
                 continue
@@ -218,10 +224,7 @@ final class EngineLoop {
         if transfer.startedAt == 0 {
             transfer.startedAt = now
         }
-        guard
-            let easy = self.idle.popLast()
-                ?? CurlEasy(configuration: self.configuration, defaultHeaders: self.defaultHeaders, share: self.share)
-        else {
+        guard let easy = self.idle.popLast() ?? self.makeHandle() else {
             self.finish(transfer, .failure(FetchError(kind: .other, message: "libcurl could not allocate a handle")))
             return
         }
@@ -232,13 +235,22 @@ final class EngineLoop {
             return
         }
         transfer.easy = easy
-        self.busy[ObjectIdentifier(easy)] = easy
+        self.busyCount += 1
     }
 
+    private func makeHandle() -> CurlEasy? {
+        let easy = CurlEasy(configuration: self.configuration, defaultHeaders: self.defaultHeaders, share: self.share)
+        if let easy {
+            self.handles.append(easy)
+        }
+        return easy
+    }
+
+    /// Takes back a busy handle whose transfer was removed from the multi handle unfinished.
     private func release(_ easy: CurlEasy) {
         easy.transfer?.easy = nil
         easy.reset()
-        self.busy[ObjectIdentifier(easy)] = nil
+        self.busyCount -= 1
         self.idle.append(easy)
     }
 
@@ -250,7 +262,7 @@ final class EngineLoop {
         }
         let queued = Duration.nanoseconds(Int64(transfer.startedAt &- transfer.submittedAt))
         let (outcome, retryAfterValue) = easy.finish(queued: queued)
-        self.busy[ObjectIdentifier(easy)] = nil
+        self.busyCount -= 1
         transfer.easy = nil
         self.idle.append(easy)
         guard !transfer.waiters.isEmpty else {
@@ -370,10 +382,11 @@ final class EngineLoop {
     private func shutdown() {
         var waiting: [Transfer] = Array(self.pending)
         waiting += self.scheduled.unordered.map(\.transfer)
-        for easy in Array(self.busy.values) {
-            if let transfer = easy.transfer {
-                waiting.append(transfer)
+        for easy in self.handles {
+            guard let transfer = easy.transfer else {
+                continue
             }
+            waiting.append(transfer)
             self.multi.remove(easy)
             self.release(easy)
         }
@@ -386,6 +399,7 @@ final class EngineLoop {
         let late = self.core.loopStopped()
         EngineCore.answerCancelled(late.submissions)
         self.idle.removeAll()
+        self.handles.removeAll()
     }
 }
 

@@ -30,14 +30,19 @@ struct ReplayCache {
         }
         let bodyBytes = (try? outcome.get().body.count) ?? 0
         let cost = bodyBytes + request.request.url.utf8.count + 256
-        guard cost <= self.limit, self.entries[request] == nil else {
+        guard cost <= self.limit else {
             return
         }
         while self.bytes + cost > self.limit, let oldest = self.order.popFirst() {
             self.bytes -= self.entries.removeValue(forKey: oldest)?.cost ?? 0
         }
-        self.entries[request] = (outcome, attempts, cost)
-        self.order.append(request)
-        self.bytes += cost
+        // One lookup for the insert. A request already held (the engine joins repeats to the
+        // transfer in flight, so hardly ever) keeps its place in the order, with the newer outcome.
+        if let previous = self.entries.updateValue((outcome, attempts, cost), forKey: request) {
+            self.bytes += cost - previous.cost
+        } else {
+            self.order.append(request)
+            self.bytes += cost
+        }
     }
 }
