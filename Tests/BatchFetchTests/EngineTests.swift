@@ -49,6 +49,39 @@ struct EngineTests {
         }
     }
 
+    @Test func readAheadGrowsWhileBodiesAreSmallUnlessItIsSet() async throws {
+        try await TestHTTPServer.with { server in
+            let small = (0..<400).map { Request("\(server.baseURL)/ok?size=32&i=\($0)") }
+            // 4 MiB: 16 of them fill the 64 MiB the read-ahead may grow to hold.
+            let large = (0..<400).map { Request("\(server.baseURL)/bytes?n=\(4 << 20)&i=\($0)") }
+            // Takes 4 results, then stops reading: the engine runs ahead as far as the read-ahead
+            // lets it, and no further. Results received but not yet taken no longer count, so each
+            // bound allows up to 8 of them beside the 4 taken.
+            func requestsSent(
+                _ configuration: Engine.Configuration, _ requests: [Request] = small
+            ) async throws -> Int {
+                let before = server.snapshot.requests
+                return try await withEngine(configuration: configuration) { engine in
+                    var iterator = engine.results(for: requests).makeAsyncIterator()
+                    for _ in 0..<4 {
+                        _ = await iterator.next()
+                    }
+                    try? await Task.sleep(for: .milliseconds(300))
+                    return server.snapshot.requests - before
+                }
+            }
+            // 4 × 2 in flight at first; 32-byte bodies let it grow to 4 × that.
+            let grown = try await requestsSent(.testing(maxInFlight: 2))
+            #expect(grown > 4 + 8 + 8 && grown <= 4 + 32 + 8, "sent \(grown)")
+            var fixed = Engine.Configuration.testing(maxInFlight: 2)
+            fixed.readAhead = 8
+            let held = try await requestsSent(fixed)
+            #expect(held <= 4 + 8 + 8, "sent \(held)")
+            let bounded = try await requestsSent(.testing(maxInFlight: 2), large)
+            #expect(bounded > 4 + 8 && bounded <= 4 + 16 + 8, "sent \(bounded)")
+        }
+    }
+
     @Test func inFlightNeverExceedsTheCap() async throws {
         try await TestHTTPServer.with { server in
             let requests = (0..<2000).map { Request("\(server.baseURL)/delay?ms=1&i=\($0)") }

@@ -43,7 +43,13 @@ public struct FetchResults<Requests: Sequence<Request>>: AsyncSequence {
 struct BatchIterator {
     private let core: EngineCore
     private let maxURLLength: Int
+    /// The read-ahead: ``Engine/Configuration/readAhead``, or without one 4 × the in-flight cap,
+    /// growing up to ``maxReadAhead`` while bodies are small (see ``currentReadAhead``).
     private let readAhead: Int
+    private let maxReadAhead: Int
+    /// Body bytes and bodies received so far, for their mean size.
+    private var bodyBytes = 0
+    private var bodies = 0
     private let refillThreshold: Int
     private let batch: BatchGuard
     private let input: () -> Request?
@@ -64,6 +70,7 @@ struct BatchIterator {
         self.core = engine.core
         self.maxURLLength = engine.configuration.maxURLLength
         self.readAhead = engine.configuration.effectiveReadAhead
+        self.maxReadAhead = engine.configuration.readAhead == nil ? 4 * self.readAhead : self.readAhead
         // Refill in chunks, so a consumer taking one result at a time does not cost one
         // cross-thread hand-over and wake-up per request.
         self.refillThreshold = Swift.max(1, self.readAhead / 8)
@@ -95,6 +102,12 @@ struct BatchIterator {
                 return nil
             }
             self.outstanding -= results.count
+            for result in results {
+                if let body = result.response?.body {
+                    self.bodyBytes += body.count
+                    self.bodies += 1
+                }
+            }
             self.accept(self.cache?.complete(results) ?? results)
         }
     }
@@ -107,8 +120,24 @@ struct BatchIterator {
         }
     }
 
+    /// Bytes of bodies the read-ahead may grow to hold, judged by their mean size so far.
+    static let readAheadBytes = 64 << 20
+
+    /// The read-ahead for the next refill: the base one, or while that many bodies of the mean
+    /// size so far stay within ``readAheadBytes``, more, up to ``maxReadAhead``. A deeper queue
+    /// keeps the engine busy while the consumer works through a burst of large bodies (W2, 64 KB:
+    /// 16 × the cap did 0.58× the floor's rate against 0.51× at 4 ×), and the byte bound keeps
+    /// what waits for a slow reader where the base read-ahead of larger bodies would put it.
+    private var currentReadAhead: Int {
+        guard self.maxReadAhead > self.readAhead, self.bodies > 0 else {
+            return self.readAhead
+        }
+        let mean = Swift.max(1, self.bodyBytes / self.bodies)
+        return Swift.min(self.maxReadAhead, Swift.max(self.readAhead, Self.readAheadBytes / mean))
+    }
+
     private mutating func refill() {
-        var room = self.readAhead - self.outstanding
+        var room = self.currentReadAhead - self.outstanding
         if let order = self.order {
             room = order.isOverBudget ? 0 : Swift.min(room, order.limit - self.nextIndex)
         }
