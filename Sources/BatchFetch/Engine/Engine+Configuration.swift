@@ -62,8 +62,8 @@ extension Engine {
         /// How many requests of a batch may be outstanding: admitted, queued, or completed and
         /// waiting for the consumer to take them; `nil` = `4 × maxInFlight`, growing to up to
         /// `16 ×` in batches read from a sequence while that many bodies of the mean size so far
-        /// fit in 64 MiB. Bounds memory: results the consumer has taken count no longer, so a
-        /// batch holds at most twice this many.
+        /// fit in 64 MiB (in input order, in ``reorderBufferBytes``). Bounds memory: results the
+        /// consumer has taken count no longer, so a batch holds at most twice this many.
         ///
         /// It must leave room for a queue behind the transfers in flight: at `2 ×`, a consumer that
         /// a busy machine woke late left the engine polling with half its slots empty (on average

@@ -62,14 +62,15 @@ final class EngineLoop {
     func run() {
         while true {
             let inbox = self.core.takeInbox()
+            // Submissions before cancellations: a batch given up right after it handed over more
+            // requests has both in one inbox, and cancelling first left those requests to run.
+            self.accept(inbox.submissions)
             for sink in inbox.cancellations {
                 self.cancel(sink)
             }
             if inbox.shutdown {
-                self.accept(inbox.submissions)
                 break
             }
-            self.accept(inbox.submissions)
             var now = MonotonicClock.now()
             self.fireDue(now: now)
             let rateWait = self.admit(now: now)

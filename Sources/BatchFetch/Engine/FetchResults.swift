@@ -47,6 +47,9 @@ struct BatchIterator {
     /// growing up to ``maxReadAhead`` while bodies are small (see ``currentReadAhead``).
     private let readAhead: Int
     private let maxReadAhead: Int
+    /// Body bytes the read-ahead may grow to hold: ``readAheadBytes``, and in input order no more
+    /// than the reorder buffer's budget, which a caller sets to bound what waits.
+    private let growthBytes: Int
     /// Body bytes and bodies received so far, for their mean size.
     private var bodyBytes = 0
     private var bodies = 0
@@ -71,6 +74,7 @@ struct BatchIterator {
         self.maxURLLength = engine.configuration.maxURLLength
         self.readAhead = engine.configuration.effectiveReadAhead
         self.maxReadAhead = engine.configuration.readAhead == nil ? 4 * self.readAhead : self.readAhead
+        self.growthBytes = orderWindow == nil ? Self.readAheadBytes : Swift.min(Self.readAheadBytes, budget)
         // Refill in chunks, so a consumer taking one result at a time does not cost one
         // cross-thread hand-over and wake-up per request.
         self.refillThreshold = Swift.max(1, self.readAhead / 8)
@@ -124,16 +128,17 @@ struct BatchIterator {
     static let readAheadBytes = 64 << 20
 
     /// The read-ahead for the next refill: the base one, or while that many bodies of the mean
-    /// size so far stay within ``readAheadBytes``, more, up to ``maxReadAhead``. A deeper queue
+    /// size so far stay within ``growthBytes``, more, up to ``maxReadAhead``. A deeper queue
     /// keeps the engine busy while the consumer works through a burst of large bodies (W2, 64 KB:
-    /// 16 × the cap did 0.58× the floor's rate against 0.51× at 4 ×), and the byte bound keeps
-    /// what waits for a slow reader where the base read-ahead of larger bodies would put it.
+    /// 16 × the cap did 0.58× the floor's rate against 0.51× at 4 ×; in input order the default
+    /// 32 MiB reorder budget allows 8 ×, 0.54×), and the byte bound keeps what waits for a slow
+    /// reader where the base read-ahead of larger bodies would put it.
     private var currentReadAhead: Int {
         guard self.maxReadAhead > self.readAhead, self.bodies > 0 else {
             return self.readAhead
         }
         let mean = Swift.max(1, self.bodyBytes / self.bodies)
-        return Swift.min(self.maxReadAhead, Swift.max(self.readAhead, Self.readAheadBytes / mean))
+        return Swift.min(self.maxReadAhead, Swift.max(self.readAhead, self.growthBytes / mean))
     }
 
     private mutating func refill() {
