@@ -395,6 +395,40 @@ struct EngineTests {
         }
     }
 
+    @Test func userAgentAndAcceptEncodingAreSentOnceAndGiveWayToFieldsOfTheirName() async throws {
+        try await TestHTTPServer.with { server in
+            func fields(_ result: FetchResult, _ name: String) throws -> [String] {
+                let body = String(decoding: try #require(result.response?.body), as: UTF8.self)
+                return body.split(separator: "\n").map(String.init).filter { $0.hasPrefix("\(name): ") }
+            }
+            var configuration = Engine.Configuration.testing()
+            configuration.headers = [HeaderField(name: "user-agent", value: "team/2")]
+            let own = Request(
+                "\(server.baseURL)/headers?own", headers: [HeaderField(name: "Accept-Encoding", value: "gzip")])
+            let gzip = Request("\(server.baseURL)/gzip", headers: [HeaderField(name: "X-Any", value: "1")])
+            let (plain, overridden, decoded) = try await withEngine(configuration: configuration) { engine in
+                (
+                    await engine.fetch(Request("\(server.baseURL)/headers")), await engine.fetch(own),
+                    await engine.fetch(gzip)
+                )
+            }
+            #expect(try fields(plain, "user-agent") == ["user-agent: team/2"])
+            #expect(try fields(plain, "accept-encoding") == ["accept-encoding: deflate, gzip, br, zstd"])
+            #expect(try fields(overridden, "accept-encoding") == ["accept-encoding: gzip"])
+            #expect(try fields(overridden, "user-agent") == ["user-agent: team/2"])
+            // A request with fields of its own gets a list of its own: gzip is asked for and decoded.
+            #expect(decoded.response?.body == Data("{\"compressed\":true}".utf8))
+
+            configuration.headers = []
+            configuration.userAgent = ""
+            configuration.acceptEncoding = nil
+            let bare = try await withEngine(configuration: configuration) { engine in
+                await engine.fetch(Request("\(server.baseURL)/headers"))
+            }
+            #expect(try fields(bare, "user-agent").isEmpty && fields(bare, "accept-encoding").isEmpty)
+        }
+    }
+
     @Test func theRateLimitSpacesRequestStarts() async throws {
         try await TestHTTPServer.with { server in
             var configuration = Engine.Configuration.testing()
@@ -430,5 +464,12 @@ struct EngineTests {
         var configuration = Engine.Configuration()
         configuration.maxInFlight = 0
         #expect(throws: FetchError.self) { try Engine(configuration: configuration) }
+        // Both go out as header fields: a line break in either would inject a header.
+        for (agent, encoding) in [("a\r\nX-Injected: 1", ""), ("batchfetch", "gzip\r\nX-Injected: 1")] {
+            configuration = Engine.Configuration()
+            configuration.userAgent = agent
+            configuration.acceptEncoding = encoding
+            #expect(throws: FetchError.self) { try Engine(configuration: configuration) }
+        }
     }
 }

@@ -11,6 +11,8 @@ import Foundation
 final class CurlEasy {
     private let handle: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// ``Engine/Configuration/fieldsSent``, and the list of them every plain request carries.
+    private let defaultFields: [HeaderField]
     private let defaultHeaders: CurlHeaderList
     /// Held so that the share outlives this handle, which is attached to it until cleanup.
     private let share: CurlShare?
@@ -44,12 +46,16 @@ final class CurlEasy {
 
     /// Creates a handle with the options every request of this engine shares.
     /// - Returns: `nil` when libcurl cannot allocate a handle.
-    init?(configuration: Engine.Configuration, defaultHeaders: CurlHeaderList, share: CurlShare?) {
+    init?(
+        configuration: Engine.Configuration, defaultFields: [HeaderField], defaultHeaders: CurlHeaderList,
+        share: CurlShare?
+    ) {
         guard let handle = curl_easy_init() else {
             return nil
         }
         self.handle = handle
         self.configuration = configuration
+        self.defaultFields = defaultFields
         self.defaultHeaders = defaultHeaders
         self.share = share
         self.maxBodyBytes = configuration.maxBodyBytes
@@ -115,10 +121,11 @@ final class CurlEasy {
             _ = ccurl_easy_setopt_long(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
             _ = ccurl_easy_setopt_long(h, CURLOPT_PIPEWAIT, 1)
         }
+        // Decodes what comes back; the header itself is one of the default fields, and the
+        // user agent only that (see `Engine.Configuration.fieldsSent`).
         if let encoding = c.acceptEncoding {
             _ = ccurl_easy_setopt_string(h, CURLOPT_ACCEPT_ENCODING, encoding)
         }
-        _ = ccurl_easy_setopt_string(h, CURLOPT_USERAGENT, c.userAgent)
         _ = ccurl_easy_setopt_long(h, CURLOPT_SSL_VERIFYPEER, c.verifyTLS ? 1 : 0)
         _ = ccurl_easy_setopt_long(h, CURLOPT_SSL_VERIFYHOST, c.verifyTLS ? 2 : 0)
         if let caFile = c.caCertificateFile {
@@ -147,7 +154,7 @@ final class CurlEasy {
         } else {
             let overridden = Set(request.headers.map { $0.name.lowercased() })
             let merged =
-                self.configuration.headers.filter { !overridden.contains($0.name.lowercased()) } + request.headers
+                self.defaultFields.filter { !overridden.contains($0.name.lowercased()) } + request.headers
             let list = CurlHeaderList(merged)
             _ = ccurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, list.pointer)
             self.requestHeaders = list

@@ -33,6 +33,27 @@ enum CurlGlobal {
         return info.pointee.version_num >= 0x08_00_00
     }()
 
+    /// What libcurl sends as `Accept-Encoding` when `CURLOPT_ACCEPT_ENCODING` is `""`: every
+    /// encoding it can decode, in its own order (`deflate, gzip, br, zstd` on Debian 12). `nil`
+    /// when it can decode none, where libcurl would send `identity`.
+    static let allContentEncodings: String? = {
+        guard let info = curl_version_info(CURLVERSION_FIRST) else {
+            return nil
+        }
+        let features = info.pointee.features
+        var names: [String] = []
+        if features & CURL_VERSION_LIBZ != 0 {
+            names += ["deflate", "gzip"]
+        }
+        if features & CURL_VERSION_BROTLI != 0 {
+            names.append("br")
+        }
+        if features & CURL_VERSION_ZSTD != 0 {
+            names.append("zstd")
+        }
+        return names.isEmpty ? nil : names.joined(separator: ", ")
+    }()
+
     /// The short description libcurl gives a result code.
     static func text(of code: CURLcode) -> String {
         String(cString: curl_easy_strerror(code))

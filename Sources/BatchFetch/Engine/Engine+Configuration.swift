@@ -153,3 +153,29 @@ extension Engine {
         }
     }
 }
+
+extension Engine.Configuration {
+    /// The header fields every request carries: ``userAgent`` and ``acceptEncoding`` written out
+    /// as fields, then ``headers``, whose fields of the same name replace them.
+    ///
+    /// libcurl 7.88 formats the headers of `CURLOPT_USERAGENT` and `CURLOPT_ACCEPT_ENCODING` through
+    /// its printf twice for every request, at ~100 instructions a byte each pass; a field of
+    /// `CURLOPT_HTTPHEADER` goes through once. Callgrind on the libcurl floor: 97.9k instructions a
+    /// request with the two options, 92.1k with these fields. `CURLOPT_ACCEPT_ENCODING` stays set,
+    /// so that libcurl still decodes what comes back; it skips its own header when the list has one.
+    var fieldsSent: [HeaderField] {
+        var fields: [HeaderField] = []
+        if !self.userAgent.isEmpty {
+            fields.append(HeaderField(name: "User-Agent", value: self.userAgent))
+        }
+        if let encoding = self.acceptEncoding, let value = encoding.isEmpty ? CurlGlobal.allContentEncodings : encoding
+        {
+            fields.append(HeaderField(name: "Accept-Encoding", value: value))
+        }
+        guard !self.headers.isEmpty else {
+            return fields
+        }
+        let overridden = Set(self.headers.map { $0.name.lowercased() })
+        return fields.filter { !overridden.contains($0.name.lowercased()) } + self.headers
+    }
+}

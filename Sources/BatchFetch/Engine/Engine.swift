@@ -147,6 +147,11 @@ public final class Engine: Sendable {
         if configuration.userAgent.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
             return "the user agent must not contain CR, LF or NUL"
         }
+        if let encoding = configuration.acceptEncoding,
+            encoding.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
+        {
+            return "the accepted encodings must not contain CR, LF or NUL"
+        }
         return nil
     }
 }

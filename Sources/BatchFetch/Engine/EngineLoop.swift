@@ -19,6 +19,8 @@ final class EngineLoop {
     /// the rest carry what the consumer needs to complete (store) them.
     private let cache: HTTPCache?
     let multi: CurlMulti
+    /// The header fields of every request, and the libcurl list of them its handles share.
+    private let defaultFields: [HeaderField]
     private let defaultHeaders: CurlHeaderList
     /// TLS sessions shared by this loop's easy handles (`nil` if libcurl could not make one).
     private let share: CurlShare?
@@ -49,7 +51,8 @@ final class EngineLoop {
         self.core = core
         self.cache = cache
         self.multi = try CurlMulti(configuration: configuration)
-        self.defaultHeaders = CurlHeaderList(configuration.headers)
+        self.defaultFields = configuration.fieldsSent
+        self.defaultHeaders = CurlHeaderList(self.defaultFields)
         self.share = CurlShare()
         self.replay = ReplayCache(limit: configuration.deduplicate ? configuration.replayCacheBytes : 0)
         if let limit = configuration.rateLimit {
@@ -240,7 +243,9 @@ final class EngineLoop {
     }
 
     private func makeHandle() -> CurlEasy? {
-        let easy = CurlEasy(configuration: self.configuration, defaultHeaders: self.defaultHeaders, share: self.share)
+        let easy = CurlEasy(
+            configuration: self.configuration, defaultFields: self.defaultFields,
+            defaultHeaders: self.defaultHeaders, share: self.share)
         if let easy {
             self.handles.append(easy)
         }
