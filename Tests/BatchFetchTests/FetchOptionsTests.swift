@@ -62,6 +62,26 @@ struct FetchOptionsTests {
         }
     }
 
+    /// batchfetch tells libcurl "no proxy" once when the environment names none (see
+    /// `CurlGlobal.environmentNamesAProxy`); one that does must still be used, and `no_proxy` honoured.
+    @Test func aProxyNamedInTheEnvironmentIsUsed() async throws {
+        try await TestHTTPServer.with { proxy in
+            try await TestHTTPServer.with { origin in
+                let url = "\(origin.baseURL)/headers"
+                let proxied = try Executable("batchfetch").run(
+                    ["fetch", "-q", url], environment: ["http_proxy": proxy.baseURL, "no_proxy": "", "NO_PROXY": ""])
+                #expect(proxied.status == 0, "\(proxied.stderr)")
+                #expect(proxy.snapshot.requests == 1 && origin.snapshot.requests == 0)
+                let bypassed = try Executable("batchfetch").run(
+                    ["fetch", "-q", url], environment: ["http_proxy": proxy.baseURL, "no_proxy": "127.0.0.1"])
+                #expect(bypassed.status == 0, "\(bypassed.stderr)")
+                #expect(proxy.snapshot.requests == 1 && origin.snapshot.requests == 1, "no_proxy goes around it")
+                _ = try self.run([url])
+                #expect(proxy.snapshot.requests == 1 && origin.snapshot.requests == 2)
+            }
+        }
+    }
+
     @Test func theStatusListDecidesWhatIsOk() async throws {
         try await TestHTTPServer.with { server in
             let url = "\(server.baseURL)/status/404"

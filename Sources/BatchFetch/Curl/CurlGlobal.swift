@@ -1,4 +1,5 @@
 internal import CCurl
+import Foundation
 
 /// Process-wide libcurl setup, done exactly once.
 ///
@@ -52,6 +53,17 @@ enum CurlGlobal {
             names.append("zstd")
         }
         return names.isEmpty ? nil : names.joined(separator: ", ")
+    }()
+
+    /// Whether the environment names a proxy that libcurl would use for `http` or `https`:
+    /// `http_proxy`, `https_proxy` or `HTTPS_PROXY`, `all_proxy` or `ALL_PROXY`, set and not empty.
+    /// (libcurl ignores `HTTP_PROXY`, which a CGI request's `Proxy:` header could set.)
+    /// Read once, when first asked; libcurl itself reads them again for every transfer.
+    static let environmentNamesAProxy: Bool = {
+        let environment = ProcessInfo.processInfo.environment
+        return ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"].contains {
+            !(environment[$0] ?? "").isEmpty
+        }
     }()
 
     /// The short description libcurl gives a result code.

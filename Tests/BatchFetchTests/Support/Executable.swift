@@ -24,11 +24,15 @@ struct Executable {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
     }
 
-    /// Runs with `arguments`, feeding `stdin`, and waits for the exit.
-    func run(_ arguments: [String], stdin: String? = nil) throws -> Output {
+    /// Runs with `arguments`, feeding `stdin`, with `environment` added to this process's own,
+    /// and waits for the exit.
+    func run(_ arguments: [String], stdin: String? = nil, environment: [String: String] = [:]) throws -> Output {
         let process = Process()
         process.executableURL = self.url
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
