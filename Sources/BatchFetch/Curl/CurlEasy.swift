@@ -24,12 +24,9 @@ final class CurlEasy {
     /// The result libcurl reported for the transfer; set by ``CurlMulti`` when it completes.
     var resultCode: CURLcode = CURLE_OK
 
-    private var body = Data()
-    /// The header block being received; its capacity is kept from one transfer to the next, and
-    /// each response gets an exact-size copy (one allocation instead of a doubling series).
-    private var headerBytes: [UInt8] = []
-    private var bodyReserved = false
-    private var bodyExceededLimit = false
+    /// What the callbacks receive: the header block, whose memory is kept from one transfer to the
+    /// next (each response gets an exact-size copy), and the body, which its `Data` takes over.
+    private let receiver: UnsafeMutablePointer<CurlReceiver>
     private var requestHeaders: CurlHeaderList?
     private var usesDefaultHeaders = true
     private var usesPlainGet = true
@@ -61,13 +58,17 @@ final class CurlEasy {
         self.maxBodyBytes = configuration.maxBodyBytes
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
-        self.headerBytes.reserveCapacity(1024)
+        self.receiver = .allocate(capacity: 1)
+        self.receiver.initialize(to: CurlReceiver(handle: handle, maxBodyBytes: configuration.maxBodyBytes))
         self.setStaticOptions()
     }
 
     deinit {
         curl_easy_cleanup(self.handle)
         self.errorBuffer.deallocate()
+        self.receiver.pointee.deallocate()
+        self.receiver.deinitialize(count: 1)
+        self.receiver.deallocate()
     }
 
     /// The raw handle, for ``CurlMulti`` only.
@@ -82,10 +83,11 @@ final class CurlEasy {
         _ = ccurl_easy_setopt_long(h, CURLOPT_NOSIGNAL, 1)
         let me = Unmanaged.passUnretained(self).toOpaque()
         _ = ccurl_easy_setopt_pointer(h, CURLOPT_PRIVATE, me)
+        let receiver = UnsafeMutableRawPointer(self.receiver)
         _ = ccurl_easy_setopt_data_callback(h, CURLOPT_WRITEFUNCTION, curlWriteBody)
-        _ = ccurl_easy_setopt_pointer(h, CURLOPT_WRITEDATA, me)
+        _ = ccurl_easy_setopt_pointer(h, CURLOPT_WRITEDATA, receiver)
         _ = ccurl_easy_setopt_data_callback(h, CURLOPT_HEADERFUNCTION, curlWriteHeader)
-        _ = ccurl_easy_setopt_pointer(h, CURLOPT_HEADERDATA, me)
+        _ = ccurl_easy_setopt_pointer(h, CURLOPT_HEADERDATA, receiver)
         _ = ccurl_easy_setopt_pointer(h, CURLOPT_ERRORBUFFER, self.errorBuffer)
         if let share = self.share {
             _ = ccurl_easy_setopt_pointer(h, CURLOPT_SHARE, share.handle)
@@ -240,7 +242,7 @@ final class CurlEasy {
         defer { self.reset() }
         let code = self.resultCode
         guard code == CURLE_OK else {
-            if self.bodyExceededLimit {
+            if self.receiver.pointee.bodyExceededLimit {
                 return (
                     .failure(
                         FetchError(
@@ -250,6 +252,9 @@ final class CurlEasy {
                         )),
                     nil
                 )
+            }
+            if self.receiver.pointee.outOfMemory {
+                return (.failure(FetchError(kind: .other, message: "out of memory receiving the response")), nil)
             }
             let detail = String(cString: self.errorBuffer)
             return (.failure(FetchError(curlCode: code, detail: detail)), nil)
@@ -279,15 +284,13 @@ final class CurlEasy {
             firstByte: self.microseconds(CURLINFO_STARTTRANSFER_TIME_T),
             total: self.microseconds(CURLINFO_TOTAL_TIME_T)
         )
-        // Copied out through a buffer pointer: `Array(array)` would share the buffer, and the next
-        // transfer's writes would then copy all of its capacity.
-        let headers = HTTPHeaders(raw: self.headerBytes.withUnsafeBufferPointer { Array($0) })
+        let headers = HTTPHeaders(raw: Array(self.receiver.pointee.headers.buffer))
         let retryAfter =
             (status == 429 || status == 503 || status >= 300 && status < 400) ? headers["retry-after"] : nil
         let response = Response(
             status: status,
             headers: headers,
-            body: self.body,
+            body: self.receiver.pointee.takeBody(),
             effectiveURL: effectiveURL,
             attempts: self.transfer?.attempts ?? 1,
             timings: timings,
@@ -301,10 +304,7 @@ final class CurlEasy {
     func reset() {
         self.transfer = nil
         self.resultCode = CURLE_OK
-        self.body = Data()
-        self.headerBytes.removeAll(keepingCapacity: true)
-        self.bodyReserved = false
-        self.bodyExceededLimit = false
+        self.receiver.pointee.reset()
         self.errorBuffer[0] = 0
     }
 
@@ -326,46 +326,6 @@ final class CurlEasy {
         default: .http1_1
         }
     }
-
-    // MARK: - callbacks (called by libcurl on the engine thread, inside curl_multi_perform)
-
-    fileprivate func receiveBody(_ data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
-        if self.body.count + count > self.maxBodyBytes {
-            // Returning less than `count` makes libcurl abort the transfer with CURLE_WRITE_ERROR.
-            self.bodyExceededLimit = true
-            return 0
-        }
-        if !self.bodyReserved {
-            self.bodyReserved = true
-            var length: curl_off_t = -1
-            if ccurl_easy_getinfo_off_t(self.handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK,
-                length > count, length <= self.maxBodyBytes
-            {
-                self.body.reserveCapacity(Int(length))
-            }
-        }
-        data.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
-            self.body.append(bytes, count: count)
-        }
-        return count
-    }
-
-    fileprivate func receiveHeader(_ data: UnsafeMutablePointer<CChar>, count: Int) -> Int {
-        data.withMemoryRebound(to: UInt8.self, capacity: count) { bytes in
-            let line = UnsafeBufferPointer(start: bytes, count: count)
-            // Each response (a redirect's, an interim 100's, the final one) starts with a status
-            // line; keep only the last response's fields. Compared byte by byte: a generic
-            // `starts(with:)` over a String's UTF-8 view cost ~130 instructions per header line.
-            if count >= 5 && line[0] == UInt8(ascii: "H") && line[1] == UInt8(ascii: "T")
-                && line[2] == UInt8(ascii: "T") && line[3] == UInt8(ascii: "P") && line[4] == UInt8(ascii: "/")
-            {
-                self.headerBytes.removeAll(keepingCapacity: true)
-            } else {
-                self.headerBytes.append(contentsOf: line)
-            }
-        }
-        return count
-    }
 }
 
 @available(*, unavailable)
@@ -378,7 +338,7 @@ private func curlWriteBody(
     guard let data, let context, total > 0 else {
         return total
     }
-    return Unmanaged<CurlEasy>.fromOpaque(context).takeUnretainedValue().receiveBody(data, count: total)
+    return context.assumingMemoryBound(to: CurlReceiver.self).pointee.receiveBody(data, count: total)
 }
 
 private func curlWriteHeader(
@@ -388,5 +348,5 @@ private func curlWriteHeader(
     guard let data, let context, total > 0 else {
         return total
     }
-    return Unmanaged<CurlEasy>.fromOpaque(context).takeUnretainedValue().receiveHeader(data, count: total)
+    return context.assumingMemoryBound(to: CurlReceiver.self).pointee.receiveHeader(data, count: total)
 }

@@ -1,0 +1,160 @@
+internal import CCurl
+import Foundation
+
+/// What libcurl's header and body callbacks hand over during one transfer.
+///
+/// It lives at a fixed address owned by its ``CurlEasy`` and reaches the C callbacks as their
+/// `userdata` pointer, so that each call (one per header line, one or more per body) is a plain
+/// write to memory: through a class instance, each cost a retain and release and two exclusivity
+/// checks around a generic `Array` or `Data` append (callgrind, W1: ~300 instructions a header line).
+///
+/// Threading: engine thread only, like its handle.
+struct CurlReceiver {
+    /// The current response's header lines (the status line not included).
+    private(set) var headers = RawBytes()
+    /// The body so far, decoded; handed over whole by ``takeBody()``.
+    private(set) var body = RawBytes()
+    /// Set when the body outgrew ``maxBodyBytes`` and the transfer was stopped there.
+    private(set) var bodyExceededLimit = false
+    /// Set when memory for the body or headers ran out and the transfer was stopped there.
+    private(set) var outOfMemory = false
+    private var bodySized = false
+    private let maxBodyBytes: Int
+    private let handle: UnsafeMutableRawPointer
+
+    init(handle: UnsafeMutableRawPointer, maxBodyBytes: Int) {
+        self.handle = handle
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// One header line as libcurl delivers it, CRLF included. - Returns: `count`, or 0 to stop.
+    mutating func receiveHeader(_ line: UnsafeRawPointer, count: Int) -> Int {
+        let bytes = line.assumingMemoryBound(to: UInt8.self)
+        // Each response (a redirect's, an interim 100's, the final one) starts with a status
+        // line; keep only the last response's fields.
+        if count >= 5 && bytes[0] == UInt8(ascii: "H") && bytes[1] == UInt8(ascii: "T")
+            && bytes[2] == UInt8(ascii: "T") && bytes[3] == UInt8(ascii: "P") && bytes[4] == UInt8(ascii: "/")
+        {
+            self.headers.removeAll()
+            return count
+        }
+        guard self.headers.append(line, count: count) else {
+            self.outOfMemory = true
+            return 0
+        }
+        return count
+    }
+
+    /// Body bytes. - Returns: `count`, or 0 to stop the transfer (too large, out of memory).
+    mutating func receiveBody(_ data: UnsafeRawPointer, count: Int) -> Int {
+        if self.body.count + count > self.maxBodyBytes {
+            // Returning less than `count` makes libcurl abort the transfer with CURLE_WRITE_ERROR.
+            self.bodyExceededLimit = true
+            return 0
+        }
+        if !self.bodySized {
+            // One allocation of the announced size when the first bytes come.
+            self.bodySized = true
+            var length: curl_off_t = -1
+            if ccurl_easy_getinfo_off_t(self.handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK,
+                length > count, length <= self.maxBodyBytes
+            {
+                _ = self.body.reserve(Int(length))
+            }
+        }
+        guard self.body.append(data, count: count) else {
+            self.outOfMemory = true
+            return 0
+        }
+        return count
+    }
+
+    /// The body as `Data`, which takes over its memory; the receiver starts an empty one.
+    mutating func takeBody() -> Data {
+        self.body.takeData()
+    }
+
+    /// Ready for the next transfer: header memory is kept for it, body memory not yet handed
+    /// over is freed.
+    mutating func reset() {
+        self.headers.removeAll()
+        self.body.deallocate()
+        self.bodySized = false
+        self.bodyExceededLimit = false
+        self.outOfMemory = false
+    }
+
+    /// Frees all memory; the receiver is empty afterwards.
+    mutating func deallocate() {
+        self.headers.deallocate()
+        self.body.deallocate()
+    }
+}
+
+/// A growable run of bytes in `malloc`ed memory, which `Data` can take over without a copy.
+struct RawBytes {
+    private(set) var start: UnsafeMutableRawPointer? = nil
+    private(set) var count = 0
+    private var capacity = 0
+
+    /// The bytes, valid until the next change.
+    var buffer: UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: self.start, count: self.count)
+    }
+
+    /// Makes room for `total` bytes in all. - Returns: false when the memory could not be had.
+    mutating func reserve(_ total: Int) -> Bool {
+        guard total > self.capacity else {
+            return true
+        }
+        guard let grown = realloc(self.start, total) else {
+            return false
+        }
+        self.start = grown
+        self.capacity = total
+        return true
+    }
+
+    /// Appends `count` bytes from `source`. - Returns: false when the memory could not be had.
+    mutating func append(_ source: UnsafeRawPointer, count: Int) -> Bool {
+        let total = self.count + count
+        if total > self.capacity, !self.reserve(Swift.max(total, self.capacity * 2, 512)) {
+            return false
+        }
+        // Not nil: reserve succeeded with at least one byte.
+        (self.start.unsafelyUnwrapped + self.count).copyMemory(from: source, byteCount: count)
+        self.count = total
+        return true
+    }
+
+    /// Forgets the bytes and keeps the memory.
+    mutating func removeAll() {
+        self.count = 0
+    }
+
+    /// The bytes as `Data`, which frees them when it goes; this run starts empty, with no memory.
+    /// A run left more than a quarter empty (a body of unannounced length) is shrunk first.
+    mutating func takeData() -> Data {
+        guard let start = self.start, self.count > 0 else {
+            self.removeAll()
+            return Data()
+        }
+        var bytes = start
+        if self.capacity - self.count > self.count / 4, let shrunk = realloc(start, self.count) {
+            bytes = shrunk
+        }
+        let data = Data(bytesNoCopy: bytes, count: self.count, deallocator: .free)
+        self.start = nil
+        self.count = 0
+        self.capacity = 0
+        return data
+    }
+
+    /// Frees the memory.
+    mutating func deallocate() {
+        free(self.start)
+        self.start = nil
+        self.count = 0
+        self.capacity = 0
+    }
+}
