@@ -123,8 +123,8 @@ final class CurlEasy {
             _ = ccurl_easy_setopt_long(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
             _ = ccurl_easy_setopt_long(h, CURLOPT_PIPEWAIT, 1)
         }
-        // Decodes what comes back; the header itself is one of the default fields, and the
-        // user agent only that (see `Engine.Configuration.fieldsSent`).
+        // Makes libcurl decode what comes back. The `Accept-Encoding` header itself, like
+        // `User-Agent`, is one of the default fields (see `Engine.Configuration.fieldsSent`).
         if let encoding = c.acceptEncoding {
             _ = ccurl_easy_setopt_string(h, CURLOPT_ACCEPT_ENCODING, encoding)
         }
