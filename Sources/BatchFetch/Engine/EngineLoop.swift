@@ -42,7 +42,9 @@ final class EngineLoop {
     private var random = SystemRandomNumberGenerator()
 
     /// How many results gather before they are handed over while the loop keeps admitting work.
-    private static let deliveryBatch = 16
+    /// Each hand-over may wake the consumer. W1 `fetch`, two runs of 8 interleaved rounds: 16 → 32
+    /// cut CPU 4% and 1.5% and wall time 6% and 2%; 64 measured the same as 32.
+    private static let deliveryBatch = 32
     /// How many bytes of answers from the cache gather before they are handed over mid-inbox.
     private static let deliveryBytes = 256 * 1024
 
