@@ -79,6 +79,11 @@ public struct HeaderField: Sendable, Hashable, CustomStringConvertible {
             ? "\(self.name): [redacted]" : "\(self.name): \(self.value)"
     }
 
+    /// Whether `value` holds CR, LF or NUL, which would end the field and inject what follows.
+    static func breaksTheHeaderBlock(_ value: String) -> Bool {
+        value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 })
+    }
+
     /// Why this field may not be sent, or `nil` when it is valid.
     func validationError() -> FetchError? {
         if self.name.isEmpty || !self.name.utf8.allSatisfy(HeaderField.isTokenByte) {
@@ -87,7 +92,7 @@ public struct HeaderField: Sendable, Hashable, CustomStringConvertible {
                 message: "header name '\(self.name)' is not a valid token (letters, digits and !#$%&'*+-.^_`|~)"
             )
         }
-        if self.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+        if HeaderField.breaksTheHeaderBlock(self.value) {
             return FetchError(
                 kind: .invalidHeader,
                 message: "header '\(self.name)' has CR, LF or NUL in its value (header injection refused)"
@@ -290,4 +295,15 @@ where Bytes.Index == Int {
         end += 1
     }
     return end
+}
+
+extension [HeaderField] {
+    /// These fields with `fields` added after them, replacing those of the same name (any case).
+    func overridden(by fields: [HeaderField]) -> [HeaderField] {
+        guard !fields.isEmpty else {
+            return self
+        }
+        let names = Set(fields.map { $0.name.lowercased() })
+        return self.filter { !names.contains($0.name.lowercased()) } + fields
+    }
 }

@@ -17,7 +17,6 @@ final class CurlEasy {
     /// Held so that the share outlives this handle, which is attached to it until cleanup.
     private let share: CurlShare?
     private let configuration: Engine.Configuration
-    private let maxBodyBytes: Int
 
     /// The transfer this handle carries, between ``prepare(for:)`` and ``finish()``.
     private(set) var transfer: Transfer?
@@ -55,7 +54,6 @@ final class CurlEasy {
         self.defaultFields = defaultFields
         self.defaultHeaders = defaultHeaders
         self.share = share
-        self.maxBodyBytes = configuration.maxBodyBytes
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         self.receiver = .allocate(capacity: 1)
@@ -162,10 +160,7 @@ final class CurlEasy {
                 self.requestHeaders = nil
             }
         } else {
-            let overridden = Set(request.headers.map { $0.name.lowercased() })
-            let merged =
-                self.defaultFields.filter { !overridden.contains($0.name.lowercased()) } + request.headers
-            let list = CurlHeaderList(merged)
+            let list = CurlHeaderList(self.defaultFields.overridden(by: request.headers))
             _ = ccurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, list.pointer)
             self.requestHeaders = list
             self.usesDefaultHeaders = false
@@ -247,7 +242,8 @@ final class CurlEasy {
                     .failure(
                         FetchError(
                             kind: .tooLarge,
-                            message: "body larger than the configured maximum of \(self.maxBodyBytes) bytes; "
+                            message:
+                                "body larger than the configured maximum of \(self.configuration.maxBodyBytes) bytes; "
                                 + "raise it with --max-body"
                         )),
                     nil

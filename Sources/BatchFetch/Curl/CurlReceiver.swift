@@ -121,8 +121,10 @@ struct RawBytes {
         if total > self.capacity, !self.reserve(Swift.max(total, self.capacity * 2, 512)) {
             return false
         }
-        // Not nil: reserve succeeded with at least one byte.
-        (self.start.unsafelyUnwrapped + self.count).copyMemory(from: source, byteCount: count)
+        guard let start = self.start else {
+            return false
+        }
+        (start + self.count).copyMemory(from: source, byteCount: count)
         self.count = total
         return true
     }

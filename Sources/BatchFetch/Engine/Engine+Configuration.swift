@@ -172,10 +172,6 @@ extension Engine.Configuration {
         {
             fields.append(HeaderField(name: "Accept-Encoding", value: value))
         }
-        guard !self.headers.isEmpty else {
-            return fields
-        }
-        let overridden = Set(self.headers.map { $0.name.lowercased() })
-        return fields.filter { !overridden.contains($0.name.lowercased()) } + self.headers
+        return fields.overridden(by: self.headers)
     }
 }

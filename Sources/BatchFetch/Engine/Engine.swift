@@ -144,12 +144,10 @@ public final class Engine: Sendable {
         if let error = configuration.headers.lazy.compactMap({ $0.validationError() }).first {
             return error.message
         }
-        if configuration.userAgent.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+        if HeaderField.breaksTheHeaderBlock(configuration.userAgent) {
             return "the user agent must not contain CR, LF or NUL"
         }
-        if let encoding = configuration.acceptEncoding,
-            encoding.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 })
-        {
+        if let encoding = configuration.acceptEncoding, HeaderField.breaksTheHeaderBlock(encoding) {
             return "the accepted encodings must not contain CR, LF or NUL"
         }
         return nil
