@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the bench dataset: static JSON files shaped like TheCocktailDB v1 responses.
+"""Writes the bench dataset: static JSON files shaped like TheCocktailDB v1 responses, and HTML pages.
 
-usage: gen_dataset.py DIR W1_COUNT W2_COUNT
+usage: gen_dataset.py DIR W1_COUNT W2_COUNT [W5_COUNT]
 
 DIR/www/lookup/<id>.json   W1: one drink, ~2.2 KB, as lookup.php?i=<id> returns it
 DIR/www/search/<name>.json W2: ~64 KB of drinks, as search.php?s=<name> returns it
+DIR/www/page/<n>.html      W5: ~64 KB HTML pages (gen_html.py), served as text/html
 DIR/meta.json              counts and mean sizes, read back by scripts/bench
 
 Deterministic (fixed seed), so every run serves the same bytes. Compact JSON with '/' escaped as
@@ -14,6 +15,9 @@ import json
 import os
 import random
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in scripts/bench.d for the import below
+import gen_html  # noqa: E402
 
 WORDS = ("shake well with ice and strain into a chilled glass rub the rim with salt garnish with "
          "a slice of lime stir gently top up with soda water muddle the mint leaves and sugar pour "
@@ -74,6 +78,7 @@ def encode(document):
 
 def main():
     out, w1, w2 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    w5 = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     rng = random.Random(7)
     os.makedirs(f"{out}/www/lookup", exist_ok=True)
     os.makedirs(f"{out}/www/search", exist_ok=True)
@@ -101,6 +106,10 @@ def main():
         "w1": {"documents": w1, "mean_bytes": w1_bytes / max(w1, 1), "shape": "lookup.php?i=ID"},
         "w2": {"documents": w2, "mean_bytes": w2_bytes / max(w2, 1), "shape": "search.php?s=NAME"},
     }
+    # W5 has a seed of its own (gen_html.py), so W1's and W2's bytes do not depend on it.
+    if w5:
+        meta["w5"] = {"documents": w5, "mean_bytes": gen_html.write_pages(out, w5),
+                      "shape": "page.php?p=N", "content_type": "text/html"}
     with open(f"{out}/meta.json", "w") as f:
         json.dump(meta, f)
 

@@ -5,15 +5,20 @@ floor measured in the same run, the spread over rounds, and markdown tables.
 usage: summarize.py RUNS.jsonl CONTEXT.json OUT.json
 
 RUNS.jsonl has one object per measured run (written by scripts/bench); CONTEXT.json describes the
-machine, dataset and settings. Prints markdown to stdout and writes raw runs + medians to OUT.json.
+machine, dataset and settings. Prints markdown to stdout and writes raw runs + medians to OUT.json
+(and the per-round ratios to curl and to the floor, under "per_round").
 """
 import json
 import statistics
 import sys
 
 FLOOR = "libcurl floor (bare multi loop)"
-ORDER = ["batchfetch crawl --details", "batchfetch fetch", "batchfetch fetch -o file", "batchfetch bench", "curl", "libcurl floor (bare multi loop)",
-         "wrk", "async-http-client", "aiohttp"]
+ORDER = ["batchfetch crawl --details", "batchfetch fetch", "batchfetch fetch --body none", "batchfetch fetch -o file",
+         "batchfetch bench", "curl", "libcurl floor (bare multi loop)", "wrk", "async-http-client", "aiohttp"]
+# The rows that get per-round ratio lines, and (on the workloads with large bodies) the body cost table.
+PAIRED = ["batchfetch fetch", "batchfetch fetch --body none", "batchfetch bench"]
+BODY_WORKLOADS = ["W2", "W5"]
+FIELDS = ("req_s", "cpu_us_per_req", "max_rss_mb", "mb_s", "requests", "body_mb_per_cpu_s")
 
 
 def derive(run):
@@ -28,6 +33,8 @@ def derive(run):
         "max_rss_mb": run["max_rss_kb"] / 1024,
         "mb_s": req_s * run["mean_body_bytes"] / 1e6,
         "requests": requests,
+        # Body bytes handled per second of the client's CPU (user + sys), all its threads together.
+        "body_mb_per_cpu_s": requests * run["mean_body_bytes"] / cpu / 1e6 if cpu > 0 else None,
     }
 
 
@@ -47,8 +54,8 @@ def medians(runs):
     result = {}
     for (workload, tool), group in groups.items():
         entry = {"runs": group["runs"], "failed_runs": group["failed"]}
-        for field in ("req_s", "cpu_us_per_req", "max_rss_mb", "mb_s", "requests"):
-            values = [d[field] for d in group["derived"]]
+        for field in FIELDS:
+            values = [d[field] for d in group["derived"] if d[field] is not None]
             entry[field] = statistics.median(values) if values else None
             entry[field + "_all"] = values
         result.setdefault(workload, {})[tool] = entry
@@ -112,6 +119,46 @@ def paired(runs, workload, tool, base):
             [p[tool]["cpu_us_per_req"] / p[base]["cpu_us_per_req"] for p in pairs])
 
 
+def per_round(runs, summary):
+    """Every PAIRED row's per-round ratios to curl and to the floor, for OUT.json."""
+    result = {}
+    for workload, tools in summary.items():
+        for tool in PAIRED:
+            if tool not in tools:
+                continue
+            for name, base in (("floor", FLOOR), ("curl", "curl")):
+                rates, cpus = paired(runs, workload, tool, base)
+                if rates:
+                    result.setdefault(workload, {}).setdefault(tool, {})[name] = {
+                        "req_s": rates, "cpu_per_req": cpus,
+                        "req_s_median": statistics.median(rates), "cpu_per_req_median": statistics.median(cpus)}
+    return result
+
+
+def body_table(summary):
+    """CPU per request and body bytes per CPU-second of each batchfetch fetch row on W2 and W5, the
+    floor's and curl's for scale: what embedding bodies costs, as the difference between body modes."""
+    rows = []
+    for workload in BODY_WORKLOADS:
+        tools = summary.get(workload, {})
+        floor_cpu = tools.get(FLOOR, {}).get("cpu_us_per_req")
+        for tool in ("batchfetch fetch", "batchfetch fetch --body none", "curl", FLOOR):
+            m = tools.get(tool)
+            if m is None or m["cpu_us_per_req"] is None:
+                continue
+            body = {"batchfetch fetch": "auto", "batchfetch fetch --body none": "none"}.get(tool, "dropped")
+            rows.append(f"| {workload} | {tool} | {body} | {fmt(m['cpu_us_per_req'], 1)} | {ratio(m['cpu_us_per_req'], floor_cpu)} "
+                        f"| {fmt(m['body_mb_per_cpu_s'])} | {spread(m['body_mb_per_cpu_s_all'])} |")
+    if not rows:
+        return None
+    return "\n".join([
+        "### Body cost: CPU per request and MB of body per CPU-second (W2 JSON, W5 HTML)", "",
+        "user + sys of the whole client process (every thread); MB of body per CPU-second = requests × mean "
+        "document size / (user + sys). The `fetch` rows differ only in the body mode.", "",
+        "| workload | tool | body | CPU µs/req | ×floor | body MB per CPU-s | over rounds |",
+        "|---|---|---|---:|---:|---:|---:|"] + rows)
+
+
 def print_per_round(what, rates, cpus):
     """A paragraph of per-round ratios (from `paired`) and their medians; nothing without rounds."""
     if rates:
@@ -133,20 +180,27 @@ def main():
           f"(req/s × mean document size). wrk's req/s is its own count over its own duration (-d).")
     print()
     w3 = context.get("w3", {})
+    w5 = context.get("dataset", {}).get("w5", {})
     for workload in sorted(summary):
         note = None
+        if workload == "W5" and "documents" in w5:
+            note = (f"{w5['documents']:,} generated HTML pages ({w5['mean_bytes']:,.0f} B mean; quoted attributes, tabs, "
+                    f"newlines, non-ASCII text) served as `{w5.get('content_type', 'text/html')}`: bodies that are not "
+                    "JSON, embedded by `fetch` (--body auto) as JSON strings.")
         if workload == "W3" and "requests" in w3:
             note = (f"`batchfetch crawl --details` (list, {w3['categories']} category filters, {w3['drinks']:,} "
                     f"lookups: {w3['requests']:,} requests, {w3['mean_bytes']:,.0f} B mean) against the same "
                     f"{w3['requests']:,} URLs fetched flat. Server: {w3['server']}.")
-        print(table(workload, summary[workload], show_mb=(workload == "W2"), show_requests=(workload == "W3"),
+        print(table(workload, summary[workload], show_mb=(workload in BODY_WORKLOADS), show_requests=(workload == "W3"),
                     note=note))
         print()
         # The table's × floor divides medians taken over rounds minutes apart; on a shared machine the
         # floor itself moves by ±30% between rounds. Ratios within a round compare runs seconds apart.
-        for tool in ("batchfetch fetch", "batchfetch bench"):
+        for tool in PAIRED:
             print_per_round(f"`{tool.removeprefix('batchfetch ')}` against the libcurl floor",
                             *paired(runs, workload, tool, FLOOR))
+            print_per_round(f"`{tool.removeprefix('batchfetch ')}` against curl",
+                            *paired(runs, workload, tool, "curl"))
         if workload == "W3":
             for base, how in (("batchfetch fetch", "records to /dev/null"),
                               ("batchfetch fetch -o file", "records to a file, as the crawl writes its output")):
@@ -154,6 +208,10 @@ def main():
                                 *paired(runs, "W3", "batchfetch crawl --details", base))
     if "skipped" in w3:
         print(f"W3 (the crawl shape) skipped: {w3['skipped']}.")
+        print()
+    body = body_table(summary)
+    if body:
+        print(body)
         print()
     memory = [r for r in runs if r.get("kind") == "memory"]
     if memory:
@@ -169,7 +227,8 @@ def main():
                   f"| {cpu:.1f} | {r['max_rss_kb'] / 1024:.1f} |")
         print()
     with open(out_path, "w") as f:
-        json.dump({"context": context, "medians": summary, "runs": runs}, f, indent=1)
+        json.dump({"context": context, "medians": summary, "runs": runs, "per_round": per_round(runs, summary)},
+                  f, indent=1)
 
 
 if __name__ == "__main__":
