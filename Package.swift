@@ -49,11 +49,14 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // SSE2 loops over bodies: JSON string escaping and JSON validation at memory speed.
+        .systemLibrary(name: "CBytes", path: "CBytes"),
         // mallopt and sync_file_range, which Swift's Glibc module does not expose; for the command only.
         .systemLibrary(name: "CLinux", path: "CLinux"),
         .target(
             name: "BatchFetch",
             dependencies: [
+                "CBytes",
                 "CCurl",
                 "CSQLite",
                 .product(name: "DequeModule", package: "swift-collections"),

@@ -31,7 +31,7 @@ struct RecordWriter {
     /// Copying a 64 KB body only to write it out again cost about as much as writing it.
     static let spliceMinimum = 16 * 1024
     /// Large values waiting to be written, each with the offset in ``json`` it belongs at.
-    private var splices: [(offset: Int, value: JSONSlice)] = []
+    private var splices: [(offset: Int, value: Spliced)] = []
     private var splicedBytes = 0
 
     /// Bytes formatted and not yet written out.
@@ -83,7 +83,8 @@ struct RecordWriter {
         self.json.raw(",\"body\":")
         switch content {
         case .embedded(let slice): self.embed(slice)
-        case .text(let text): self.json.string(text)
+        case .text(let body): self.text(body)
+        case .message(let text): self.json.string(text)
         case .literal(let literal): self.json.raw(literal)
         }
         if let failure {
@@ -125,7 +126,7 @@ struct RecordWriter {
     /// inside `withUnsafeBytes`, hence one nested call per value), then the rest of the text,
     /// and hands the pieces to `write`.
     private static func collect(
-        _ splices: ArraySlice<(offset: Int, value: JSONSlice)>, from text: UnsafeRawBufferPointer, after start: Int,
+        _ splices: ArraySlice<(offset: Int, value: Spliced)>, from text: UnsafeRawBufferPointer, after start: Int,
         into pieces: inout [UnsafeRawBufferPointer], then write: ([UnsafeRawBufferPointer]) -> Void
     ) {
         guard let splice = splices.first else {
@@ -140,12 +141,29 @@ struct RecordWriter {
         }
     }
 
+    /// A large value written straight from where it is held (see ``spliceMinimum``).
+    private enum Spliced {
+        /// Validated JSON, in the response's body.
+        case json(JSONSlice)
+        /// A JSON string literal made from a text body.
+        case literal([UInt8])
+
+        func withUnsafeBytes(_ body: (UnsafeRawBufferPointer) -> Void) {
+            switch self {
+            case .json(let slice): slice.withUnsafeBytes(body)
+            case .literal(let bytes): bytes.withUnsafeBytes(body)
+            }
+        }
+    }
+
     /// What goes into a record's `body` field.
     private enum Content {
         /// Validated JSON, embedded as it is.
         case embedded(JSONSlice)
-        /// A JSON string with this text.
-        case text(String)
+        /// The body as a JSON string: its bytes as UTF-8 text.
+        case text(Data)
+        /// A JSON string with this text (an envelope's message).
+        case message(String)
         /// `null` or `""`.
         case literal(StaticString)
     }
@@ -157,7 +175,7 @@ struct RecordWriter {
                 switch try envelope.content(of: body) {
                 case .value(let slice): return (.embedded(slice), nil)
                 case .null: return (.literal("null"), nil)
-                case .message(let text): return (.text(text), nil)
+                case .message(let text): return (.message(text), nil)
                 case .missing:
                     let message = "no '\(envelope.keyPath)' in the document"
                     return (.literal("null"), FetchError(kind: .missingKey, message: message))
@@ -170,7 +188,7 @@ struct RecordWriter {
         case .none:
             return (.literal("null"), nil)
         case .text:
-            return (.text(String(decoding: body, as: UTF8.self)), nil)
+            return (.text(body), nil)
         case .auto, .json:
             if body.isEmpty {
                 return self.bodyMode == .auto
@@ -180,12 +198,12 @@ struct RecordWriter {
             do throws(FetchError) {
                 switch try Envelope().content(of: body) {
                 case .value(let slice): return (.embedded(slice), nil)
-                case .message(let text): return (.text(text), nil)
+                case .message(let text): return (.message(text), nil)
                 case .null, .missing: return (.literal("null"), nil)
                 }
             } catch {
                 return self.bodyMode == .json
-                    ? (.literal("null"), error) : (.text(String(decoding: body, as: UTF8.self)), nil)
+                    ? (.literal("null"), error) : (.text(body), nil)
             }
         }
     }
@@ -199,7 +217,7 @@ struct RecordWriter {
                 raw.baseAddress.map { memchr($0, 0x0A, raw.count) != nil || memchr($0, 0x0D, raw.count) != nil }
                 ?? false
             if !hasLineBreaks && raw.count >= Self.spliceMinimum {
-                self.splices.append((self.json.buffer.count, slice))
+                self.splices.append((self.json.buffer.count, .json(slice)))
                 self.splicedBytes += raw.count
                 return
             }
@@ -211,6 +229,23 @@ struct RecordWriter {
             for index in start..<self.json.buffer.count
             where self.json.buffer[index] == 0x0A || self.json.buffer[index] == 0x0D {
                 self.json.buffer[index] = 0x20
+            }
+        }
+    }
+
+    /// Writes a body as a JSON string of its text, escaped by runs straight from its bytes; text that
+    /// is not UTF-8 is written as Swift decodes it, each ill-formed sequence as U+FFFD.
+    private mutating func text(_ body: Data) {
+        body.withUnsafeBytes { raw in
+            guard let literal = JSONBytes.stringLiteral(validatingUTF8: raw) else {
+                self.json.string(String(decoding: raw, as: UTF8.self))
+                return
+            }
+            if literal.count >= Self.spliceMinimum {
+                self.splices.append((self.json.buffer.count, .literal(literal)))
+                self.splicedBytes += literal.count
+            } else {
+                self.json.raw(literal)
             }
         }
     }

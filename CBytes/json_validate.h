@@ -1,0 +1,3 @@
+#ifndef CBYTES_JSON_VALIDATE_H
+#define CBYTES_JSON_VALIDATE_H
+#endif
