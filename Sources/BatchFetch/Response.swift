@@ -9,8 +9,11 @@ public struct Response: Sendable {
     public let status: Int
     /// The header fields of the final response (after redirects, only the last response's).
     public let headers: HTTPHeaders
-    /// The body, decompressed, in one contiguous buffer.
+    /// The body, decompressed, in one contiguous buffer; empty when the engine was told not to
+    /// keep bodies (``Engine/Configuration/keepsBodies``).
     public let body: Data
+    /// How many body bytes arrived (decompressed), whether kept in ``body`` or not.
+    public let bodyByteCount: Int
     /// The URL the body came from: the request's URL, or the last one after redirects.
     public let effectiveURL: String
     /// How many attempts it took, 1 when the first one succeeded.
@@ -30,6 +33,7 @@ public struct Response: Sendable {
         status: Int,
         headers: HTTPHeaders,
         body: Data,
+        bodyByteCount: Int? = nil,
         effectiveURL: String,
         attempts: Int = 1,
         timings: Timings = Timings(),
@@ -39,6 +43,7 @@ public struct Response: Sendable {
         self.status = status
         self.headers = headers
         self.body = body
+        self.bodyByteCount = bodyByteCount ?? body.count
         self.effectiveURL = effectiveURL
         self.attempts = attempts
         self.timings = timings

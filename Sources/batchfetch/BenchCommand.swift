@@ -84,6 +84,8 @@ struct BenchCommand: AsyncParsableCommand {
         // A load generator should send only what it is asked to, and Accept-Encoding costs libcurl
         // 7.88 ~4,000 instructions a request to format (W1, callgrind).
         self.transport.apply(to: &configuration, compressedByDefault: false)
+        // A load test reports sizes, never bodies: count them as they arrive instead of keeping them.
+        configuration.keepsBodies = false
         self.transport.warnAboutWeakenedTransport()
         let generator = LoadGenerator(configuration: configuration)
         let task = Task { try await generator.run(plan) }

@@ -101,6 +101,8 @@ struct FetchCommand: AsyncParsableCommand {
             configuration.maxBodyBytes = maxBody
         }
         configuration.cache = self.cache.configuration()
+        // Records without bodies need only their size: libcurl's bytes are counted, not copied.
+        configuration.keepsBodies = self.body != .none || self.contentPath != nil
         return configuration
     }
 
@@ -309,7 +311,7 @@ final class FetchTally: Sendable {
             s.records += 1
             s.requests += result.attempts
             s.retries += max(0, result.attempts - 1)
-            s.bytes += result.response?.body.count ?? 0
+            s.bytes += result.response?.bodyByteCount ?? 0
             if let version = result.response?.httpVersion {
                 s.protocols[version.rawValue, default: 0] += 1
             }

@@ -75,7 +75,7 @@ struct RecordWriter {
         self.json.raw(",\"attempts\":")
         self.json.int(result.attempts)
         self.json.raw(",\"bytes\":")
-        self.json.int(response.body.count)
+        self.json.int(response.bodyByteCount)
         self.json.raw(",\"time_ms\":")
         self.json.milliseconds(response.timings.total)
         self.json.raw(",\"content_type\":")

@@ -30,6 +30,9 @@ struct FetchOptionsTests {
             #expect((text.first?["body"] as? String)?.hasPrefix("{\"drinks\":[{") == true)
             let (_, none, _) = try self.run(["--body", "none", url])
             #expect(none.first?["body"] is NSNull)
+            // Without a body the engine only counts it: the size is still the body's.
+            #expect(none.first?["bytes"] as? Int == auto.first?["bytes"] as? Int)
+            #expect((none.first?["bytes"] as? Int ?? 0) > 0)
             let (status, missing, _) = try self.run(["--content-path", "ingredients", url])
             #expect(status == 1)
             #expect((missing.first?["error"] as? [String: Any])?["kind"] as? String == "missingKey")

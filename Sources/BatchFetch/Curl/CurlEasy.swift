@@ -57,7 +57,10 @@ final class CurlEasy {
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         self.errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         self.receiver = .allocate(capacity: 1)
-        self.receiver.initialize(to: CurlReceiver(handle: handle, maxBodyBytes: configuration.maxBodyBytes))
+        self.receiver.initialize(
+            to: CurlReceiver(
+                handle: handle, maxBodyBytes: configuration.maxBodyBytes,
+                keepsBody: configuration.keepsBodies || configuration.cache != nil))
         self.setStaticOptions()
     }
 
@@ -283,10 +286,12 @@ final class CurlEasy {
         let headers = HTTPHeaders(raw: Array(self.receiver.pointee.headers.buffer))
         let retryAfter =
             (status == 429 || status == 503 || status >= 300 && status < 400) ? headers["retry-after"] : nil
+        let body = self.receiver.pointee.takeBody()
         let response = Response(
             status: status,
             headers: headers,
-            body: self.receiver.pointee.takeBody(),
+            body: body,
+            bodyByteCount: body.count + self.receiver.pointee.discardedBytes,
             effectiveURL: effectiveURL,
             attempts: self.transfer?.attempts ?? 1,
             timings: timings,

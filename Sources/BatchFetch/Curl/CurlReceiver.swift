@@ -20,11 +20,16 @@ struct CurlReceiver {
     private(set) var outOfMemory = false
     private var bodySized = false
     private let maxBodyBytes: Int
+    /// Whether body bytes are kept; when not, only counted in ``discardedBytes``.
+    private let keepsBody: Bool
+    /// Body bytes counted and dropped (see ``Engine/Configuration/keepsBodies``).
+    private(set) var discardedBytes = 0
     private let handle: UnsafeMutableRawPointer
 
-    init(handle: UnsafeMutableRawPointer, maxBodyBytes: Int) {
+    init(handle: UnsafeMutableRawPointer, maxBodyBytes: Int, keepsBody: Bool = true) {
         self.handle = handle
         self.maxBodyBytes = maxBodyBytes
+        self.keepsBody = keepsBody
     }
 
     /// One header line as libcurl delivers it, CRLF included. - Returns: `count`, or 0 to stop.
@@ -47,6 +52,12 @@ struct CurlReceiver {
 
     /// Body bytes. - Returns: `count`, or 0 to stop the transfer (too large, out of memory).
     mutating func receiveBody(_ data: UnsafeRawPointer, count: Int) -> Int {
+        guard self.keepsBody else {
+            // Counted against the same limit, so a record says the same with or without its body.
+            self.discardedBytes += count
+            self.bodyExceededLimit = self.discardedBytes > self.maxBodyBytes
+            return self.bodyExceededLimit ? 0 : count
+        }
         if self.body.count + count > self.maxBodyBytes {
             // Returning less than `count` makes libcurl abort the transfer with CURLE_WRITE_ERROR.
             self.bodyExceededLimit = true
@@ -82,6 +93,7 @@ struct CurlReceiver {
         self.bodySized = false
         self.bodyExceededLimit = false
         self.outOfMemory = false
+        self.discardedBytes = 0
     }
 
     /// Frees all memory; the receiver is empty afterwards.

@@ -83,6 +83,11 @@ extension Engine {
         /// In input order, how many body bytes the results waiting for an earlier one may hold
         /// before reading more requests pauses (until the earlier one arrives).
         public var reorderBufferBytes: Int = 32 << 20
+        /// Whether responses keep their bodies. `false` counts body bytes
+        /// (``Response/bodyByteCount``, still held to ``maxBodyBytes``) and drops them as they
+        /// arrive, as a caller that records only status and size wants: no copy, no memory held
+        /// while a result waits for its turn. Ignored with a ``cache``, which stores bodies.
+        public var keepsBodies: Bool = true
         /// An on-disk cache to answer and revalidate requests from; `nil` (the default) = none,
         /// and every result's ``FetchResult/cache`` is `nil`.
         public var cache: HTTPCacheConfiguration? = nil

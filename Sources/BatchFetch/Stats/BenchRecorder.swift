@@ -58,7 +58,7 @@ public struct BenchRecorder: Sendable {
                 self.ok += 1
             }
             self.statuses[response.status, default: 0] += 1
-            self.bytes += response.body.count
+            self.bytes += response.bodyByteCount
             self.connections += response.newConnections
             self.protocols[response.httpVersion, default: 0] += 1
             let timings = response.timings

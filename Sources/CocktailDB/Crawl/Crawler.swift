@@ -260,7 +260,7 @@ struct CrawlRun {
     private mutating func account(_ result: FetchResult) {
         self.summary.requests += max(1, result.attempts)
         self.summary.retries += max(0, result.attempts - 1)
-        self.summary.bytes += result.response?.body.count ?? 0
+        self.summary.bytes += result.response?.bodyByteCount ?? 0
         if let version = result.response?.httpVersion {
             self.summary.protocols[version.rawValue, default: 0] += 1
         }
