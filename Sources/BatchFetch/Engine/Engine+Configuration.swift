@@ -82,7 +82,7 @@ extension Engine {
         public var reorderWindow: Int? = nil
         /// In input order, how many body bytes the results waiting for an earlier one may hold
         /// before reading more requests pauses (until the earlier one arrives).
-        public var reorderBufferBytes: Int = 32 << 20
+        public var reorderBufferBytes: Int = 128 << 20
         /// Whether responses keep their bodies. `false` counts body bytes
         /// (``Response/bodyByteCount``, still held to ``maxBodyBytes``) and drops them as they
         /// arrive, as a caller that records only status and size wants: no copy, no memory held
