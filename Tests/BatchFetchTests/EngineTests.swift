@@ -211,26 +211,6 @@ struct EngineTests {
         }
     }
 
-    @Test func bodiesNotKeptAreCountedAndStillHeldToTheCap() async throws {
-        try await TestHTTPServer.with { server in
-            var configuration = Engine.Configuration.testing()
-            configuration.maxBodyBytes = 60_000
-            configuration.keepsBodies = false
-            let requests = [
-                Request("\(server.baseURL)/bytes?n=50000"),
-                Request("\(server.baseURL)/bytes?n=50000&chunked=1"),
-                Request("\(server.baseURL)/bytes?n=70000&chunked=1"),
-            ]
-            let results = try await withEngine(configuration: configuration) { engine in
-                await collect(engine, requests).sorted { $0.index < $1.index }
-            }
-            #expect(results[0].response?.body.isEmpty == true)
-            #expect(results[0].response?.bodyByteCount == 50_000)
-            #expect(results[1].response?.bodyByteCount == 50_000)
-            #expect(results[2].error?.kind == .tooLarge)
-        }
-    }
-
     @Test func fileAndFtpURLsAreRejectedBeforeSending() async throws {
         let results = try await withEngine(configuration: .testing()) { engine in
             await collect(
