@@ -49,6 +49,13 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // SHA-256 from libcrypto (OpenSSL, which libcurl already loads): saved bodies' names and checks.
+        .systemLibrary(
+            name: "CCrypto",
+            path: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // SSE2 loops over bodies: JSON string escaping and JSON validation at memory speed.
         .systemLibrary(name: "CBytes", path: "CBytes"),
         // mallopt and sync_file_range, which Swift's Glibc module does not expose; for the command only.
@@ -57,6 +64,7 @@ let package = Package(
             name: "BatchFetch",
             dependencies: [
                 "CBytes",
+                "CCrypto",
                 "CCurl",
                 "CSQLite",
                 .product(name: "DequeModule", package: "swift-collections"),

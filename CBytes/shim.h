@@ -8,6 +8,7 @@
 #ifndef CBYTES_SHIM_H
 #define CBYTES_SHIM_H
 
+#include "base64.h"
 #include "escape.h"
 #include "json_validate.h"
 

@@ -56,6 +56,9 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         /// `--cache-mode only` (``HTTPCacheConfiguration/Mode/only``) and the cache holds no
         /// response for the request: nothing was sent.
         public static let notCached = Kind(rawValue: "notCached")
+        /// The body could not be saved to its file (disk full, no permission, a name two records
+        /// share); nothing partial is left under the file's name.
+        public static let fileWrite = Kind(rawValue: "fileWrite")
         /// Anything else libcurl reported; the message carries its text.
         public static let other = Kind(rawValue: "other")
 

@@ -29,8 +29,23 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Record order: input (as read, bounded memory) or completion (as they finish).")
     var order: RecordOrder = .input
 
-    @Option(help: "Bodies in records: auto (JSON embedded, else a string), json, text or none.")
+    @Option(help: "Bodies in records: auto (JSON embedded, text a string, binary base64), json, text, base64 or none.")
     var body: RecordWriter.BodyMode = .auto
+
+    @Option(
+        name: .customLong("save-dir"),
+        help: ArgumentHelp(
+            "Save each ok body to its own file in DIR; records carry file and sha256 instead of body.",
+            valueName: "DIR"))
+    var saveDir: String?
+
+    @Option(
+        help: "File names in --save-dir: text and {index}, {name} (the URL's last path segment, made safe), {sha256}."
+    )
+    var fileName: String = FileNameTemplate.standard.description
+
+    @Flag(help: "With --save-dir: fetch only the URLs whose file is not there yet.")
+    var skipExisting = false
 
     @Option(help: "Keep only the value at this JSON key path (e.g. drinks, feed.results).")
     var contentPath: String?
@@ -77,6 +92,19 @@ struct FetchCommand: AsyncParsableCommand {
         if let agent = self.userAgent, agent.utf8.contains(where: { $0 < 0x20 }) {
             throw ValidationError("--user-agent must not contain control characters")
         }
+        let template: FileNameTemplate
+        do throws(FetchError) {
+            template = try FileNameTemplate(parsing: self.fileName)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        if self.saveDir != nil && (self.body != .auto || self.contentPath != nil) {
+            throw ValidationError("--save-dir saves whole bodies: it takes no --body or --content-path")
+        }
+        if self.skipExisting && (self.saveDir == nil || template.dependsOnContent) {
+            throw ValidationError(
+                "--skip-existing needs --save-dir and file names known before fetching (no {sha256})")
+        }
     }
 
     private func headerFields() throws(FetchError) -> [HeaderField] {
@@ -108,7 +136,13 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         self.transport.warnAboutWeakenedTransport()
-        let source = try FetchInput.open(urls: self.urls, path: self.input, shard: self.shard)
+        let files = try self.fileStore()
+        var skip: LineSelector.Skip?
+        if self.skipExisting, let files {
+            let (directory, template) = (files.directory, files.template)
+            skip = { index, url in BodyFileStore.isSaved(in: directory, template: template, index: index, url: url) }
+        }
+        let source = try FetchInput.open(urls: self.urls, path: self.input, shard: self.shard, skip: skip)
         let configuration = try self.configuration()
         let sink: FileHandleOutput
         if let path = self.output {
@@ -122,7 +156,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
         let writer = RecordWriter(
             bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath,
-            cacheField: configuration.cache != nil)
+            cacheField: configuration.cache != nil, files: files)
         let tally = FetchTally()
         let reporter = ProgressReporter(
             enabled: self.report.showsProgress
@@ -180,7 +214,9 @@ struct FetchCommand: AsyncParsableCommand {
         sink.flush()
         let summary = tally.snapshot
         let elapsed = Date().timeIntervalSince(started)
-        self.summarize(summary, cache: try? outcome.get(), elapsed: elapsed)
+        self.summarize(
+            summary, skipped: self.skipExisting ? source.skipped.value : nil, cache: try? outcome.get(),
+            elapsed: elapsed)
         if let failure = sink.failure {
             // The reader went away (a closed pipe, as with `| head`) or the disk is full: stop, like
             // any shell tool; 141 is what a process killed by SIGPIPE reports.
@@ -216,7 +252,23 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    private func summarize(_ summary: FetchTally.Snapshot, cache: HTTPCacheStatistics?, elapsed: Double) {
+    /// The folder of `--save-dir`, opened (created if needed). - Throws: `ExitCode(2)` when it
+    /// cannot be.
+    private func fileStore() throws -> BodyFileStore? {
+        guard let directory = self.saveDir else {
+            return nil
+        }
+        do throws(FetchError) {
+            return try BodyFileStore(directory: directory, template: try FileNameTemplate(parsing: self.fileName))
+        } catch {
+            FileHandleOutput.standardError.write("batchfetch: \(error.message)\n")
+            throw ExitCode(2)
+        }
+    }
+
+    private func summarize(
+        _ summary: FetchTally.Snapshot, skipped: Int?, cache: HTTPCacheStatistics?, elapsed: Double
+    ) {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
             var text = String(
@@ -224,6 +276,9 @@ struct FetchCommand: AsyncParsableCommand {
                 summary.records - summary.failed, summary.failed, elapsed, rate, Double(summary.bytes) / 1e6)
             for (kind, count) in summary.failuresByKind.sorted(by: { $0.key < $1.key }) {
                 text += "  \(kind): \(count)\n"
+            }
+            if let skipped {
+                text += "  skipped, already saved: \(skipped)\n"
             }
             if let cache {
                 text += CacheOptions.summary(cache)
@@ -235,7 +290,7 @@ struct FetchCommand: AsyncParsableCommand {
                 records: summary.records, ok: summary.records - summary.failed, failed: summary.failed,
                 failuresByKind: summary.failuresByKind, requests: summary.requests, retries: summary.retries,
                 bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate,
-                protocols: summary.protocols, cache: cache))
+                protocols: summary.protocols, cache: cache, skipped: skipped))
     }
 }
 
@@ -288,6 +343,8 @@ struct FetchStats: Encodable {
     let protocols: [String: Int]
     /// With `--cache` only: hits, revalidated, misses, stored, dropped.
     let cache: HTTPCacheStatistics?
+    /// With `--skip-existing` only: the URLs not fetched because their files were saved before.
+    let skipped: Int?
 }
 
 /// Counts records as they are written. Thread-safe.

@@ -20,27 +20,38 @@ final class FetchInput: Sendable {
 
     let source: Source
     private let shard: Shard?
+    /// Lines not to fetch (`--skip-existing`): given the line's global index and URL.
+    private let skip: LineSelector.Skip?
     private let indices: IndexMap
+    /// How many lines ``skip`` left out.
+    let skipped: SkipCounter
 
-    private init(source: Source, shard: Shard?, indices: IndexMap) {
+    private init(source: Source, shard: Shard?, skip: LineSelector.Skip?, indices: IndexMap, skipped: SkipCounter) {
         self.source = source
         self.shard = shard
+        self.skip = skip
         self.indices = indices
+        self.skipped = skipped
     }
 
     /// Opens the input. - Throws: `ExitCode(2)` when a file cannot be read or there is no input.
-    static func open(urls: [String], path: String?, shard: Shard?) throws -> FetchInput {
+    static func open(urls: [String], path: String?, shard: Shard?, skip: LineSelector.Skip? = nil) throws
+        -> FetchInput
+    {
         let indices = IndexMap()
+        let counter = SkipCounter()
         if let path, path != "-" {
             guard access(path, R_OK) == 0 else {
                 FileHandleOutput.standardError.write(
                     "batchfetch: cannot read \(path): \(String(cString: strerror(errno)))\n")
                 throw ExitCode(2)
             }
-            return FetchInput(source: .file(path: path, arguments: urls), shard: shard, indices: indices)
+            return FetchInput(
+                source: .file(path: path, arguments: urls), shard: shard, skip: skip, indices: indices, skipped: counter
+            )
         }
         if path == nil && !urls.isEmpty {
-            return FetchInput(source: .arguments(urls), shard: shard, indices: indices)
+            return FetchInput(source: .arguments(urls), shard: shard, skip: skip, indices: indices, skipped: counter)
         }
         if path == nil && isatty(0) != 0 {
             FileHandleOutput.standardError.write(
@@ -48,7 +59,7 @@ final class FetchInput: Sendable {
             throw ExitCode(2)
         }
         let stream = ThreadedInput<Request> { send in
-            var selector = LineSelector(shard: shard)
+            var selector = LineSelector(shard: shard, skip: skip, skipped: counter)
             for line in urls {
                 if let request = selector.request(line, record: indices.remember), !send(request) {
                     return
@@ -61,7 +72,8 @@ final class FetchInput: Sendable {
                 }
             }
         }
-        return FetchInput(source: .standardInput(stream), shard: shard, indices: indices)
+        return FetchInput(
+            source: .standardInput(stream), shard: shard, skip: skip, indices: indices, skipped: counter)
     }
 
     /// The lazily read requests of an argument or file source (call on the consuming task).
@@ -77,12 +89,14 @@ final class FetchInput: Sendable {
         case .standardInput:
             break
         }
-        return LazyRequests(arguments: arguments, reader: reader, shard: self.shard, indices: self.indices)
+        return LazyRequests(
+            arguments: arguments, reader: reader,
+            selector: LineSelector(shard: self.shard, skip: self.skip, skipped: self.skipped), indices: self.indices)
     }
 
     /// The global line index of the result with this engine index.
     func globalIndex(of engineIndex: Int) -> Int {
-        guard self.shard != nil else {
+        guard self.shard != nil || self.skip != nil else {
             return engineIndex
         }
         return self.indices.take(engineIndex) ?? engineIndex
@@ -110,10 +124,10 @@ struct LazyRequests: Sequence, IteratorProtocol {
     private var selector: LineSelector
     private let indices: IndexMap
 
-    init(arguments: [String], reader: LineReader?, shard: Shard?, indices: IndexMap) {
+    init(arguments: [String], reader: LineReader?, selector: LineSelector, indices: IndexMap) {
         self.arguments = arguments.makeIterator()
         self.reader = reader
-        self.selector = LineSelector(shard: shard)
+        self.selector = selector
         self.indices = indices
     }
 
@@ -127,14 +141,22 @@ struct LazyRequests: Sequence, IteratorProtocol {
     }
 }
 
-/// Turns input lines into requests: skips blanks and comments, trims, applies the shard.
+/// Turns input lines into requests: skips blanks and comments, trims, applies the shard and the
+/// skip predicate.
 struct LineSelector {
+    /// Whether the line with this global index and URL is left out (e.g. its file is saved).
+    typealias Skip = @Sendable (_ globalIndex: Int, _ url: String) -> Bool
+
     let shard: Shard?
+    let skip: Skip?
+    let skipped: SkipCounter?
     private var global = 0
     private var selected = 0
 
-    init(shard: Shard?) {
+    init(shard: Shard?, skip: Skip? = nil, skipped: SkipCounter? = nil) {
         self.shard = shard
+        self.skip = skip
+        self.skipped = skipped
     }
 
     mutating func request(_ line: String, record: (_ engineIndex: Int, _ globalIndex: Int) -> Void) -> Request? {
@@ -146,6 +168,12 @@ struct LineSelector {
             guard shard.contains(request.url) else {
                 return nil
             }
+        }
+        if let skip = self.skip, skip(self.global, request.url) {
+            self.skipped?.add()
+            return nil
+        }
+        if self.shard != nil || self.skip != nil {
             record(self.selected, self.global)
         }
         self.selected += 1
@@ -165,4 +193,15 @@ struct LineSelector {
         let last = bytes.lastIndex(where: { !isBlank($0) }) ?? first
         return Request(String(Substring(bytes[first...last])))
     }
+}
+
+/// Counts the lines a ``LineSelector`` skipped, read by the summary on another thread.
+final class SkipCounter: Sendable {
+    private let count = Atomic<Int>(0)
+
+    func add() {
+        self.count.add(1, ordering: .relaxed)
+    }
+
+    var value: Int { self.count.load(ordering: .relaxed) }
 }

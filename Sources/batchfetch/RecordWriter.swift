@@ -2,11 +2,14 @@ import BatchFetch
 import Foundation
 
 /// Formats fetch results as NDJSON records:
-/// `{"index","url","status","ok","attempts","bytes","time_ms","content_type","body","error"}`.
+/// `{"index","url","status","ok","attempts","bytes","time_ms","content_type","body","error"}`;
+/// a base64 body is followed by `"body_encoding":"base64"`, and with a ``BodyFileStore`` the body
+/// is saved to a file and `"file","sha256"` stand where `"body"` does.
 struct RecordWriter {
     /// How bodies go into records.
     enum BodyMode: String, CaseIterable {
-        /// Embedded JSON when the body is JSON, else a string.
+        /// Embedded JSON when the body is JSON; else a string when it is text (valid UTF-8, not a
+        /// binary media type), else base64.
         case auto
         /// Embedded JSON; a body that is not JSON makes the record fail (`invalidJSON`).
         case json
@@ -14,6 +17,8 @@ struct RecordWriter {
         case text
         /// No body (`null`).
         case none
+        /// Always base64, whatever the body (binary-safe).
+        case base64
     }
 
     let bodyMode: BodyMode
@@ -23,6 +28,8 @@ struct RecordWriter {
     let cacheField: Bool
     /// When set, only this key path's value is kept (implies JSON).
     let contentPath: Envelope?
+    /// When set, ok bodies are saved here and records name their files instead of holding them.
+    let files: BodyFileStore?
     /// The records formatted so far, except the large bodies in ``splices``.
     private(set) var json = JSONBytes()
 
@@ -39,8 +46,9 @@ struct RecordWriter {
 
     init(
         bodyMode: BodyMode = .auto, status: StatusPolicy = .successful, contentPath: String? = nil,
-        cacheField: Bool = false
+        cacheField: Bool = false, files: BodyFileStore? = nil
     ) {
+        self.files = files
         self.bodyMode = bodyMode
         self.status = status
         self.cacheField = cacheField
@@ -59,16 +67,25 @@ struct RecordWriter {
             let error = result.error ?? .cancelled
             self.json.raw(",\"status\":null,\"ok\":false,\"attempts\":")
             self.json.int(result.attempts)
-            self.json.raw(",\"bytes\":0,\"time_ms\":null,\"content_type\":null,\"body\":null")
+            self.json.raw(",\"bytes\":0,\"time_ms\":null,\"content_type\":null")
+            self.json.raw(self.files == nil ? ",\"body\":null" : ",\"file\":null,\"sha256\":null")
             self.error(error)
             self.end(result)
             return error.kind
         }
         // The body decides `ok`, which comes before it: judge it first, then write in order.
-        let (content, bodyError) = self.content(of: response.body)
-        let failure: FetchError? =
+        let (content, bodyError) = self.files == nil ? self.content(of: response) : (.literal("null"), nil)
+        var failure: FetchError? =
             self.status.accepts(response.status)
             ? bodyError : FetchError.httpStatus(response.status, snippet: nil)
+        var saved: BodyFileStore.Saved?
+        if let files = self.files, failure == nil {
+            do throws(FetchError) {
+                saved = try files.save(response.body, index: index, url: result.request.url)
+            } catch {
+                failure = error
+            }
+        }
         self.json.raw(",\"status\":")
         self.json.int(response.status)
         self.json.raw(failure == nil ? ",\"ok\":true" : ",\"ok\":false")
@@ -80,12 +97,18 @@ struct RecordWriter {
         self.json.milliseconds(response.timings.total)
         self.json.raw(",\"content_type\":")
         self.json.string(response.contentType)
-        self.json.raw(",\"body\":")
-        switch content {
-        case .embedded(let slice): self.embed(slice)
-        case .text(let body): self.text(body)
-        case .message(let text): self.json.string(text)
-        case .literal(let literal): self.json.raw(literal)
+        if self.files != nil {
+            self.file(saved)
+        } else {
+            self.json.raw(",\"body\":")
+            switch content {
+            case .embedded(let slice): self.embed(slice)
+            case .text(let body): self.text(body, base64Unless: false)
+            case .textOrBase64(let body): self.text(body, base64Unless: true)
+            case .base64(let body): self.base64(body)
+            case .message(let text): self.json.string(text)
+            case .literal(let literal): self.json.raw(literal)
+            }
         }
         if let failure {
             self.error(failure)
@@ -160,8 +183,12 @@ struct RecordWriter {
     private enum Content {
         /// Validated JSON, embedded as it is.
         case embedded(JSONSlice)
-        /// The body as a JSON string: its bytes as UTF-8 text.
+        /// The body as a JSON string: its bytes as UTF-8 text, ill-formed sequences as U+FFFD.
         case text(Data)
+        /// The body as a JSON string if it is UTF-8 text, else in base64.
+        case textOrBase64(Data)
+        /// The body in base64.
+        case base64(Data)
         /// A JSON string with this text (an envelope's message).
         case message(String)
         /// `null` or `""`.
@@ -169,7 +196,8 @@ struct RecordWriter {
     }
 
     /// The body per the mode, and why it makes the record fail, if it does.
-    private func content(of body: Data) -> (Content, FetchError?) {
+    private func content(of response: Response) -> (Content, FetchError?) {
+        let body = response.body
         if let envelope = self.contentPath {
             do throws(FetchError) {
                 switch try envelope.content(of: body) {
@@ -187,8 +215,12 @@ struct RecordWriter {
         switch self.bodyMode {
         case .none:
             return (.literal("null"), nil)
+        case .base64:
+            return (.base64(body), nil)
         case .text:
             return (.text(body), nil)
+        case .auto where !body.isEmpty && Self.isBinary(response.contentType):
+            return (.base64(body), nil)
         case .auto, .json:
             if body.isEmpty {
                 return self.bodyMode == .auto
@@ -203,7 +235,7 @@ struct RecordWriter {
                 }
             } catch {
                 return self.bodyMode == .json
-                    ? (.literal("null"), error) : (.text(body), nil)
+                    ? (.literal("null"), error) : (.textOrBase64(body), nil)
             }
         }
     }
@@ -233,21 +265,66 @@ struct RecordWriter {
         }
     }
 
-    /// Writes a body as a JSON string of its text, escaped by runs straight from its bytes; text that
-    /// is not UTF-8 is written as Swift decodes it, each ill-formed sequence as U+FFFD.
-    private mutating func text(_ body: Data) {
+    /// Writes a body as a JSON string of its text, escaped by runs straight from its bytes. Text that
+    /// is not UTF-8 is written in base64 when `base64Unless` is set, else as Swift decodes it, each
+    /// ill-formed sequence as U+FFFD.
+    private mutating func text(_ body: Data, base64Unless: Bool) {
         body.withUnsafeBytes { raw in
-            guard let literal = JSONBytes.stringLiteral(validatingUTF8: raw) else {
-                self.json.string(String(decoding: raw, as: UTF8.self))
-                return
-            }
-            if literal.count >= Self.spliceMinimum {
-                self.splices.append((self.json.buffer.count, .literal(literal)))
-                self.splicedBytes += literal.count
+            if let literal = JSONBytes.stringLiteral(validatingUTF8: raw) {
+                self.append(literal)
+            } else if base64Unless {
+                self.append(JSONBytes.base64Literal(raw))
+                self.json.raw(",\"body_encoding\":\"base64\"")
             } else {
-                self.json.raw(literal)
+                self.json.string(String(decoding: raw, as: UTF8.self))
             }
         }
+    }
+
+    private mutating func base64(_ body: Data) {
+        body.withUnsafeBytes { self.append(JSONBytes.base64Literal($0)) }
+        self.json.raw(",\"body_encoding\":\"base64\"")
+    }
+
+    /// Appends a finished literal, spliced in at drain time when it is large.
+    private mutating func append(_ literal: [UInt8]) {
+        if literal.count >= Self.spliceMinimum {
+            self.splices.append((self.json.buffer.count, .literal(literal)))
+            self.splicedBytes += literal.count
+        } else {
+            self.json.raw(literal)
+        }
+    }
+
+    private mutating func file(_ saved: BodyFileStore.Saved?) {
+        guard let saved else {
+            self.json.raw(",\"file\":null,\"sha256\":null")
+            return
+        }
+        self.json.raw(",\"file\":")
+        self.json.string(saved.path)
+        self.json.raw(",\"sha256\":")
+        self.json.string(saved.sha256)
+    }
+
+    /// Whether a media type names bytes that are not text: images, audio, video, fonts, archives
+    /// and other `application/` types that are not JSON, XML, JavaScript or a form.
+    static func isBinary(_ contentType: String?) -> Bool {
+        guard let contentType else {
+            return false
+        }
+        let type = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+        if type.hasPrefix("text/") || type.contains("json") || type.contains("xml") || type.contains("javascript")
+            || type.contains("ecmascript")
+        {
+            return false
+        }
+        let textual: Set<String> = [
+            "application/x-www-form-urlencoded", "application/yaml", "application/x-yaml", "application/csv",
+            "application/graphql", "application/sql", "message/http",
+        ]
+        return !textual.contains(type)
+            && ["image/", "audio/", "video/", "font/", "application/", "model/"].contains { type.hasPrefix($0) }
     }
 
     private mutating func error(_ error: FetchError) {

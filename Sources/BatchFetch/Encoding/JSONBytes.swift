@@ -183,6 +183,24 @@ package struct JSONBytes {
         return nil
     }
 
+    /// The JSON string literal (quotes included) of `bytes` in base64 (RFC 4648, padded), for
+    /// binary bodies that records carry inline.
+    package static func base64Literal(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        let length = Int(cbytes_base64_length(bytes.count))
+        return [UInt8](unsafeUninitializedCapacity: length + 2) { out, initialized in
+            guard let start = out.baseAddress else {
+                initialized = 0
+                return
+            }
+            start.initialize(to: UInt8(ascii: "\""))
+            if let base = bytes.baseAddress {
+                cbytes_base64_encode(base.assumingMemoryBound(to: UInt8.self), bytes.count, start + 1)
+            }
+            (start + 1 + length).initialize(to: UInt8(ascii: "\""))
+            initialized = length + 2
+        }
+    }
+
     /// Whether any byte needs escaping: eight at a time (a byte is flagged when it is a control,
     /// a quote, a backslash or DEL; flags above a flagged byte may be false, which only matters
     /// for finding where, not whether).

@@ -193,6 +193,22 @@ private final class TestHTTPHandler: ChannelInboundHandler {
         case "/bytes":
             let count = Int(query["n"] ?? "") ?? 0
             self.respondBytes(context: context, count: count, chunked: query["chunked"] == "1")
+        case "/binary":
+            // Every byte value, so never valid UTF-8: what a JPEG or a ZIP looks like to a text decoder.
+            let count = Int(query["n"] ?? "") ?? 1000
+            let seed = UInt8(truncatingIfNeeded: Int(query["seed"] ?? "") ?? 0)
+            let body = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
+            context.write(
+                self.wrapOutboundOut(
+                    .head(
+                        HTTPResponseHead(
+                            version: .http1_1, status: .ok,
+                            headers: NIOHTTP1.HTTPHeaders([
+                                ("Content-Type", query["type"] ?? "image/jpeg"), ("Content-Length", "\(count)"),
+                            ])))),
+                promise: nil)
+            context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+            self.end(context: context)
         case "/delay":
             let ms = Int64(query["ms"] ?? "") ?? 100
             loop.scheduleTask(in: .milliseconds(ms)) {
