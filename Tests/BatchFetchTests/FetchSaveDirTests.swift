@@ -82,6 +82,40 @@ struct FetchSaveDirTests {
         }
     }
 
+    @Test func aKillAtAnyMomentLeavesNoPartialFileUnderAFinalName() async throws {
+        try await TestHTTPServer.with { server in
+            let binary = try Executable("batchfetch").url
+            var random = SeededGenerator(seed: 26)
+            let list = FileManager.default.temporaryDirectory.appendingPathComponent("urls-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: list) }
+            let urls = (0..<400).map { "\(server.baseURL)/binary?n=\(30_000 + $0 * 97)&seed=\($0)" }
+            try urls.joined(separator: "\n").write(toFile: list, atomically: true, encoding: .utf8)
+            var killedMidway = 0
+            for _ in 0..<20 {
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kill-\(UUID())").path
+                defer { try? FileManager.default.removeItem(atPath: folder) }
+                let process = Process()
+                process.executableURL = binary
+                process.arguments = ["fetch", "-q", "-c", "8", "--save-dir", folder, "-i", list, "-o", "/dev/null"]
+                try process.run()
+                usleep(UInt32.random(in: 5_000..<150_000, using: &random))
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                var finished = 0
+                for name in names where !name.hasSuffix(".partial") {
+                    let index = try #require(Int(name.prefix { $0 != "-" }))
+                    let saved = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
+                    #expect(saved == self.binary(30_000 + index * 97, seed: index), "\(name) is not whole")
+                    finished += 1
+                }
+                #expect(names.allSatisfy { $0.hasSuffix(".partial") || $0.hasSuffix("-binary") })
+                killedMidway += finished < urls.count ? 1 : 0
+            }
+            #expect(killedMidway > 0, "every run finished before its kill: the test checked nothing")
+        }
+    }
+
     @Test func saveDirRefusesOptionsThatWouldNotApply() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("save-\(UUID())").path
         for arguments in [
