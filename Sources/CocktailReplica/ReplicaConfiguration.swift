@@ -26,6 +26,11 @@ public struct ReplicaConfiguration: Sendable, Hashable {
     /// Whether documents carry `ETag` and `Last-Modified` and conditional requests get `304 Not
     /// Modified`; off, the replica behaves like a server without validators (as the real API).
     public var validators: Bool
+    /// Whether `strDrinkThumb` names the replica itself (`http://HOST:PORT/images/media/drink/<slug>.jpg`,
+    /// the address of ``ReplicaServer/baseURL``) instead of the public host, so a client that
+    /// downloads thumbnails stays on the replica. Off by default, which keeps every document's bytes
+    /// as they were. The images are served either way.
+    public var selfHostedImages: Bool
 
     /// Creates a configuration; every argument has a test-friendly default.
     public init(
@@ -39,7 +44,8 @@ public struct ReplicaConfiguration: Sendable, Hashable {
         legacyRate: Double = 0,
         faults: ReplicaFaults = ReplicaFaults(),
         documentCacheLimit: Int = 512 << 20,
-        validators: Bool = true
+        validators: Bool = true,
+        selfHostedImages: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -52,6 +58,7 @@ public struct ReplicaConfiguration: Sendable, Hashable {
         self.faults = faults
         self.documentCacheLimit = documentCacheLimit
         self.validators = validators
+        self.selfHostedImages = selfHostedImages
     }
 
     /// Checks every value's range, and that the host is loopback unless allowed otherwise.

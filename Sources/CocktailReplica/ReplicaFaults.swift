@@ -8,7 +8,9 @@
 ///
 /// Before those, in this order: `failFirst` fails the first attempts of every distinct target, and
 /// `throttle` answers 429 to requests beyond the allowed rate. `latency` delays every response.
-/// The stats endpoint is never faulted.
+/// The stats endpoint is never faulted. Images get every fault but the JSON-specific ones
+/// (malformed, wrong type, empty body): a response that draws one of those serves the image whole
+/// and counts no fault.
 public struct ReplicaFaults: Sendable, Hashable {
     /// How a 429 response states its `Retry-After`.
     public enum RetryAfterFormat: String, Sendable, Hashable, CaseIterable {

@@ -7,7 +7,8 @@ import Synchronization
 ///
 /// Start one with ``start(_:)`` — in tests on port 0, then read ``port`` or ``baseURL`` — and stop it
 /// with ``shutdown()``, or let ``withServer(_:_:)`` do both. Every endpoint lives under
-/// `/api/json/v1/{any key}/`; `GET /__replica/stats` returns ``ReplicaStats`` as JSON.
+/// `/api/json/v1/{any key}/`; the drinks' images under `/images/media/drink/` (see
+/// ``imageURL(for:size:)``); `GET /__replica/stats` returns ``ReplicaStats`` as JSON.
 ///
 /// Thread-safe: all methods may be called from any thread or task. The server runs on its own
 /// event loop threads (``ReplicaConfiguration/threads``), which ``shutdown()`` joins.
@@ -20,25 +21,30 @@ public final class ReplicaServer: Sendable {
     public let port: Int
     /// The base of every endpoint, e.g. `http://127.0.0.1:PORT/api/json/v1/1/`.
     public let baseURL: String
+    /// The root of the drinks' images here, e.g. `http://127.0.0.1:PORT/images/media/drink/`.
+    public let imageBaseURL: String
 
     private let core: ReplicaCore
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     private let isShutDown = Mutex(false)
 
-    private init(core: ReplicaCore, group: MultiThreadedEventLoopGroup, channel: any Channel, port: Int) {
-        var configuration = core.configuration
-        configuration.port = port
-        self.configuration = configuration
+    private init(core: ReplicaCore, group: MultiThreadedEventLoopGroup, channel: any Channel) {
+        self.configuration = core.configuration
         self.catalogue = core.catalogue
         self.core = core
         self.group = group
         self.channel = channel
-        self.port = port
-        let host =
-            configuration.host.contains(":") && !configuration.host.hasPrefix("[")
-            ? "[\(configuration.host)]" : configuration.host
-        self.baseURL = "http://\(host):\(port)/api/json/v1/1/"
+        self.port = core.configuration.port
+        let root = Self.root(host: core.configuration.host, port: self.port)
+        self.baseURL = root + "/api/json/v1/1/"
+        self.imageBaseURL = root + Catalogue.imagePath
+    }
+
+    /// `http://HOST:PORT`, with an IPv6 host in brackets.
+    private static func root(host: String, port: Int) -> String {
+        let host = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return "http://\(host):\(port)"
     }
 
     deinit {
@@ -66,11 +72,14 @@ public final class ReplicaServer: Sendable {
             scale: configuration.scale,
             legacyRate: configuration.legacyRate
         )
-        let core = ReplicaCore(configuration: configuration, catalogue: catalogue)
+        let slot = CoreSlot()
         let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.threads)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // Accept nothing until the core exists: self-hosted image URLs need the bound port,
+            // known only after binding. Connections wait in the listen backlog meanwhile.
+            .serverChannelOption(.autoRead, value: false)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
@@ -79,7 +88,7 @@ public final class ReplicaServer: Sendable {
                         withPipeliningAssistance: true,
                         withErrorHandling: true
                     )
-                    try channel.pipeline.syncOperations.addHandler(ReplicaHTTPHandler(core: core))
+                    try channel.pipeline.syncOperations.addHandler(ReplicaHTTPHandler(core: slot.core))
                 }
             }
         let channel: any Channel
@@ -97,7 +106,19 @@ public final class ReplicaServer: Sendable {
             try? await group.shutdownGracefully()
             throw ReplicaError(kind: .bindFailed, message: "the listening socket has no port")
         }
-        return ReplicaServer(core: core, group: group, channel: channel, port: port)
+        var bound = configuration
+        bound.port = port
+        let imageBase = bound.selfHostedImages ? Self.root(host: bound.host, port: port) + Catalogue.imagePath : nil
+        let core = ReplicaCore(configuration: bound, catalogue: catalogue, imageBase: imageBase)
+        slot.core = core
+        do {
+            try await channel.setOption(.autoRead, value: true).get()
+        } catch {
+            try? await channel.close()
+            try? await group.shutdownGracefully()
+            throw ReplicaError(kind: .bindFailed, message: "could not start accepting connections: \(error)")
+        }
+        return ReplicaServer(core: core, group: group, channel: channel)
     }
 
     /// Runs `body` with a started server and shuts it down afterwards, also when `body` throws.
@@ -119,6 +140,25 @@ public final class ReplicaServer: Sendable {
     /// The full URL of `pathAndQuery` relative to ``baseURL``, e.g. `url("lookup.php?i=11007")`.
     public func url(_ pathAndQuery: String) -> String {
         self.baseURL + pathAndQuery
+    }
+
+    /// The URL of `drink`'s image at `size` on this replica, e.g.
+    /// `http://127.0.0.1:PORT/images/media/drink/<slug>.jpg/small`.
+    public func imageURL(for drink: Catalogue.Drink, size: DrinkImageSize = .full) -> String {
+        self.imageBaseURL + drink.imageSlug + ".jpg" + size.pathSuffix
+    }
+
+    /// The `strDrinkThumb` this replica serves for `drink`: its own ``imageURL(for:size:)`` with
+    /// ``ReplicaConfiguration/selfHostedImages``, else the public host's (``Catalogue/Drink/thumbnail``).
+    public func thumbnailURL(for drink: Catalogue.Drink) -> String {
+        self.configuration.selfHostedImages ? self.imageURL(for: drink) : drink.thumbnail
+    }
+
+    /// The JPEG bytes this replica serves for `drink` at `size`, without a request: for checking
+    /// downloaded files. Two replicas with the same seed serve the same bytes.
+    public func imageBytes(for drink: Catalogue.Drink, size: DrinkImageSize = .full) -> [UInt8] {
+        let body = self.core.images.image(slug: drink.imageSlug, size: size).body
+        return Array(body.readableBytesView)
     }
 
     /// The URL of the stats endpoint.

@@ -28,13 +28,13 @@ struct FaultOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Probability of sending Content-Length, half the body, then closing.", valueName: "P"))
     var truncateRate: Double = 0
 
-    @Option(help: ArgumentHelp("Probability of a 200 with broken JSON.", valueName: "P"))
+    @Option(help: ArgumentHelp("Probability of a 200 with broken JSON (documents only, not images).", valueName: "P"))
     var malformedRate: Double = 0
 
-    @Option(help: ArgumentHelp("Probability of a 200 with Content-Type text/html.", valueName: "P"))
+    @Option(help: ArgumentHelp("Probability of a 200 with Content-Type text/html (documents only).", valueName: "P"))
     var wrongTypeRate: Double = 0
 
-    @Option(help: ArgumentHelp("Probability of an empty 200 body.", valueName: "P"))
+    @Option(help: ArgumentHelp("Probability of an empty 200 body (documents only).", valueName: "P"))
     var emptyBodyRate: Double = 0
 
     @Option(help: ArgumentHelp("Probability of dripping the body over --slow-ms.", valueName: "P"))

@@ -10,9 +10,11 @@ struct ReplicaCommand: AsyncParsableCommand {
         commandName: "cocktaildb-replica",
         abstract: "A local, deterministic replica of TheCocktailDB v1 with fault injection.",
         discussion: """
-            Serves /api/json/v1/{key}/ (list, filter, lookup, search, random) and /__replica/stats. \
-            The first line on stdout is 'listening http://HOST:PORT/api/json/v1/1/'. The same --seed \
-            and --scale give byte-identical responses; fault decisions are seeded too.
+            Serves /api/json/v1/{key}/ (list, filter, lookup, search, random), the drinks' images at \
+            /images/media/drink/SLUG.jpg with /small, /medium and /large previews (JPEG, 700, 700, 350 \
+            and 100 px), and /__replica/stats. The first line on stdout is \
+            'listening http://HOST:PORT/api/json/v1/1/'. The same --seed and --scale give \
+            byte-identical responses and images; fault decisions are seeded too.
             """
     )
 
@@ -39,6 +41,14 @@ struct ReplicaCommand: AsyncParsableCommand {
 
     @Flag(help: "Send no ETag/Last-Modified and ignore conditional requests (like the real API).")
     var noValidators = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Point strDrinkThumb at this replica (http://HOST:PORT/images/media/drink/SLUG.jpg) "
+                + "instead of www.thecocktaildb.com, so thumbnail downloads stay local."
+        )
+    )
+    var selfHostedImages = false
 
     @OptionGroup(title: "Faults")
     var faults: FaultOptions
@@ -82,7 +92,8 @@ struct ReplicaCommand: AsyncParsableCommand {
             resultCap: self.resultCap,
             legacyRate: self.legacyRate,
             faults: try self.faults.makeFaults(),
-            validators: !self.noValidators
+            validators: !self.noValidators,
+            selfHostedImages: self.selfHostedImages
         )
     }
 

@@ -27,6 +27,24 @@ struct ReplicaCommandTests {
         #expect(await running.exit() == 0)
     }
 
+    @Test(.enabled(if: Self.canRun)) func selfHostedImagesPointThumbnailsAtTheReplica() async throws {
+        let running = try Self.launch(["--self-hosted-images", "--scale", "0.1"])
+        let line = try await running.firstLine()
+        let match = try #require(line.wholeMatch(of: /listening (http:\/\/127\.0\.0\.1:\d+)\/api\/json\/v1\/1\//))
+        let root = String(match.1)
+        let record = try await Curl.fetch(root + "/api/json/v1/1/random.php")
+        let thumbnail = try #require(record.bodyText.firstMatch(of: /"strDrinkThumb":"([^"]+)"/)).1
+            .replacingOccurrences(of: "\\/", with: "/")
+        #expect(thumbnail.wholeMatch(of: /http:\/\/127\.0\.0\.1:\d+\/images\/media\/drink\/[a-z0-9]+\.jpg/) != nil)
+        #expect(thumbnail.hasPrefix(root + "/"))
+        let image = try await Curl.fetch(thumbnail + "/small")
+        #expect(image.status == 200)
+        #expect(image.headers["content-type"] == "image/jpeg")
+        #expect(image.body.starts(with: [0xFF, 0xD8]))
+        running.process.terminate()
+        #expect(await running.exit() == 0)
+    }
+
     @Test(.enabled(if: Self.canRun)) func exitsZeroOnSIGINT() async throws {
         let running = try Self.launch(["--fail-first", "1"])
         let line = try await running.firstLine()

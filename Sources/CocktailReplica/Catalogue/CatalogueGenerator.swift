@@ -172,7 +172,7 @@ struct CatalogueGenerator {
             glass: glass,
             instructions: instructions,
             translatedInstructions: translations,
-            thumbnail: "https://www.thecocktaildb.com/images/media/drink/\(self.makeSlug()).jpg",
+            thumbnail: Catalogue.publicImageBase + self.makeSlug() + ".jpg",
             components: components,
             imageSource: imageSource,
             imageAttribution: hasImageSource ? self.random.pick(NameBank.people) : nil,

@@ -1,11 +1,15 @@
 /// Renders the JSON documents of every route, byte for byte like the real API.
 ///
 /// Key order, `null`s and escaping follow the real responses; list, filter and search results
-/// hold at most `resultCap` items (0 = no cap), as the free key's do. Pure: the same catalogue and
-/// cap always give the same bytes. Rendering happens once per document (see ``DocumentStore``).
+/// hold at most `resultCap` items (0 = no cap), as the free key's do. `strDrinkThumb` is the
+/// catalogue's (the public host) unless `imageBase` names another root, such as the replica's own
+/// `http://127.0.0.1:PORT/images/media/drink/`. Pure: the same catalogue, cap and image base always
+/// give the same bytes. Rendering happens once per document (see ``DocumentStore``).
 struct DocumentRenderer: Sendable {
     let catalogue: Catalogue
     let resultCap: Int
+    /// The root `strDrinkThumb` names instead of ``Catalogue/publicImageBase``, or `nil`.
+    var imageBase: String? = nil
 
     static let nullDrinks = Array(#"{"drinks":null}"#.utf8)
     static let nullIngredients = Array(#"{"ingredients":null}"#.utf8)
@@ -45,7 +49,7 @@ struct DocumentRenderer: Sendable {
             let names = self.catalogue.lowercasedDrinkNames
             let matches = self.catalogue.drinkPositionsByName.filter { names[$0].first.map(String.init) == letter }
             return self.fullDrinks(self.capped(matches))
-        case .noDrinks, .random, .stats, .notFound:
+        case .noDrinks, .random, .stats, .notFound, .image:
             return Self.nullDrinks
         }
     }
@@ -79,7 +83,7 @@ struct DocumentRenderer: Sendable {
             let drink = self.catalogue.drinks[position]
             writer.beginObject()
             writer.field("strDrink", drink.name)
-            writer.field("strDrinkThumb", drink.thumbnail)
+            writer.field("strDrinkThumb", self.thumbnail(of: drink))
             writer.field("idDrink", drink.id)
             writer.endObject()
         }
@@ -95,7 +99,7 @@ struct DocumentRenderer: Sendable {
         writer.key("drinks")
         writer.beginArray()
         for position in positions {
-            Self.write(self.catalogue.drinks[position], to: &writer)
+            self.write(self.catalogue.drinks[position], to: &writer)
         }
         writer.endArray()
         writer.endObject()
@@ -106,7 +110,13 @@ struct DocumentRenderer: Sendable {
     private static let measureKeys = (1...Catalogue.Drink.slotCount).map { "strMeasure\($0)" }
     private static let instructionKeys = Catalogue.Drink.instructionLanguages.map { "strInstructions\($0)" }
 
-    private static func write(_ drink: Catalogue.Drink, to writer: inout JSONWriter) {
+    /// `strDrinkThumb`: the catalogue's URL, or the same slug under ``imageBase``.
+    private func thumbnail(of drink: Catalogue.Drink) -> String {
+        guard let imageBase = self.imageBase else { return drink.thumbnail }
+        return imageBase + drink.imageSlug + ".jpg"
+    }
+
+    private func write(_ drink: Catalogue.Drink, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.field("idDrink", drink.id)
         writer.field("strDrink", drink.name)
@@ -121,7 +131,7 @@ struct DocumentRenderer: Sendable {
         for (key, language) in zip(Self.instructionKeys, Catalogue.Drink.instructionLanguages) {
             writer.field(key, drink.translatedInstructions[language])
         }
-        writer.field("strDrinkThumb", drink.thumbnail)
+        writer.field("strDrinkThumb", self.thumbnail(of: drink))
         let unused: String? = drink.usesLegacyEmptyStrings ? "" : nil
         for slot in 0..<Catalogue.Drink.slotCount {
             let component = slot < drink.components.count ? drink.components[slot] : nil

@@ -1,37 +1,5 @@
 import NIOCore
-import NIOHTTP1
 import Synchronization
-
-/// A rendered JSON document with its response headers, both built once.
-struct Document: Sendable {
-    /// The body bytes.
-    let body: ByteBuffer
-    /// `Content-Type: application/json`, the body's `Content-Length` and, with validators, its
-    /// `ETag` and `Last-Modified`.
-    let headers: HTTPHeaders
-    /// `HTTP/1.1 200 OK` with ``headers``: the common keep-alive case reuses this value, which
-    /// saves allocating a response head (a class-backed value in NIO) per request.
-    let keepAliveHead: HTTPResponseHead
-    /// The body's entity tag; `nil` when the replica sends no validators.
-    let entityTag: String?
-
-    init(body: ByteBuffer, validators: Bool) {
-        self.body = body
-        var headers = HTTPHeaders([
-            ("Content-Type", "application/json"), ("Content-Length", String(body.readableBytes)),
-        ])
-        if validators {
-            let tag = Validators.entityTag(for: body.readableBytesView)
-            headers.add(name: "ETag", value: tag)
-            headers.add(name: "Last-Modified", value: Validators.lastModified)
-            self.entityTag = tag
-        } else {
-            self.entityTag = nil
-        }
-        self.headers = headers
-        self.keepAliveHead = HTTPResponseHead(version: .http1_1, status: .ok, headers: self.headers)
-    }
-}
 
 /// Rendered documents, cached as `ByteBuffer`s so a response is a reference-count bump, not a render.
 ///
@@ -50,8 +18,8 @@ final class DocumentStore: Sendable {
     private let validators: Bool
     private let cache = Mutex(Cache())
 
-    init(catalogue: Catalogue, resultCap: Int, limit: Int, validators: Bool) {
-        self.renderer = DocumentRenderer(catalogue: catalogue, resultCap: resultCap)
+    init(catalogue: Catalogue, resultCap: Int, imageBase: String? = nil, limit: Int, validators: Bool) {
+        self.renderer = DocumentRenderer(catalogue: catalogue, resultCap: resultCap, imageBase: imageBase)
         self.limit = limit
         self.validators = validators
     }

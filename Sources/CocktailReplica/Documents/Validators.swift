@@ -10,7 +10,15 @@ enum Validators {
 
     /// A strong entity tag for `body`: the quoted hex of its 64-bit FNV-1a hash.
     static func entityTag<Bytes: Sequence<UInt8>>(for body: Bytes) -> String {
-        let hex = String(StableHash.fnv1a(body), radix: 16)
+        Self.entityTag(hash: StableHash.fnv1a(body))
+    }
+
+    /// A strong entity tag from a 64-bit hash that identifies the body's bytes.
+    ///
+    /// Images use it with a hash combined from their parts (see ``JPEGStripePool``), which
+    /// identifies the bytes as well as hashing them would, without reading 50 KB per response.
+    static func entityTag(hash: UInt64) -> String {
+        let hex = String(hash, radix: 16)
         return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\""
     }
 

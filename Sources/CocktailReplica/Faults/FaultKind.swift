@@ -19,3 +19,14 @@ public enum FaultKind: String, Sendable, Hashable, Codable, CaseIterable {
     /// A 429 beyond the throttle rate.
     case throttle
 }
+
+extension FaultKind {
+    /// Whether the fault only makes sense for the API's JSON documents (broken JSON, an HTML page
+    /// where JSON was expected, the API's empty 200s); image responses are spared these.
+    var isJSONSpecific: Bool {
+        switch self {
+        case .malformed, .wrongType, .emptyBody: true
+        case .reset, .truncate, .fail, .slow, .failFirst, .throttle: false
+        }
+    }
+}

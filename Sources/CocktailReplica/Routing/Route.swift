@@ -33,6 +33,8 @@ enum Route: Hashable, Sendable {
     case searchIngredient(Int?)
     /// `random.php`: resolved per response to a `lookupDrink`.
     case random
+    /// `/images/media/drink/<slug>.jpg` and its `/small`, `/medium`, `/large` previews (drink position).
+    case image(drink: Int, size: DrinkImageSize)
     /// A known endpoint without a usable parameter: `{"drinks":null}`.
     case noDrinks
     /// Anything else: 404.

@@ -3,15 +3,29 @@
 /// Works on the target's UTF-8 bytes without Foundation, since it runs for every request. Query
 /// values are percent-decoded (`%2F`, UTF-8 sequences), `+` and `_` count as spaces and case is
 /// ignored, so `Coffee_/_Tea`, `Other%20/%20Unknown`, `Other+/+Unknown` and `Other%20%2F%20Unknown`
-/// all name their category. Any API key is accepted in `/api/json/v1/{key}/`.
+/// all name their category. Any API key is accepted in `/api/json/v1/{key}/`. Images are
+/// `/images/media/drink/<slug>.jpg` with an optional `/small`, `/medium` or `/large`; their query is
+/// ignored (so a benchmark can ask for one image under many URLs), and an unknown slug or suffix is
+/// `.notFound`.
 ///
 /// A class, not a struct: it holds the whole ``Catalogue``, and copying a struct of a dozen arrays
 /// per request (retaining each) showed up in profiles. Immutable, so `Sendable`.
 final class Router: Sendable {
     let catalogue: Catalogue
+    /// Drink positions by image slug; the first drink wins should two share one.
+    private let drinkPositionBySlug: [String: Int]
 
     init(catalogue: Catalogue) {
         self.catalogue = catalogue
+        var bySlug: [String: Int] = [:]
+        bySlug.reserveCapacity(catalogue.drinks.count)
+        for (position, drink) in catalogue.drinks.enumerated() {
+            let slug = String(drink.imageSlug)
+            if bySlug[slug] == nil {
+                bySlug[slug] = position
+            }
+        }
+        self.drinkPositionBySlug = bySlug
     }
 
     /// The path used for the stats endpoint.
@@ -32,10 +46,16 @@ final class Router: Sendable {
     private typealias Bytes = Slice<UnsafeBufferPointer<UInt8>>
 
     private static let apiPrefix = Array("/api/json/v1/".utf8)
+    private static let imagePrefix = Array(Catalogue.imagePath.utf8)
+    private static let jpegExtension = Array(".jpg".utf8)
+    private static let imageSuffixes = DrinkImageSize.allCases.map { (Array($0.pathSuffix.utf8), $0) }
 
     private func route(path: Bytes, query: Bytes) -> Route {
         if path.elementsEqual(Self.statsPath.utf8) {
             return .stats
+        }
+        if path.starts(with: Self.imagePrefix) {
+            return self.image(path.dropFirst(Self.imagePrefix.count))
         }
         guard path.starts(with: Self.apiPrefix) else {
             return .notFound
@@ -57,6 +77,22 @@ final class Router: Sendable {
             return .random
         }
         return .notFound
+    }
+
+    /// `<slug>.jpg` plus a size suffix; the query is ignored, as static file servers do.
+    private func image(_ name: Bytes) -> Route {
+        guard let dot = name.firstIndex(of: UInt8(ascii: ".")), dot > name.startIndex,
+            name[dot...].starts(with: Self.jpegExtension)
+        else {
+            return .notFound
+        }
+        let suffix = name[(dot + Self.jpegExtension.count)...]
+        guard let size = Self.imageSuffixes.first(where: { suffix.elementsEqual($0.0) })?.1,
+            let position = self.drinkPositionBySlug[String(decoding: name[..<dot], as: UTF8.self)]
+        else {
+            return .notFound
+        }
+        return .image(drink: position, size: size)
     }
 
     private func lookup(_ query: Bytes) -> Route {

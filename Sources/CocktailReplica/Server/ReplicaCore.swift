@@ -6,21 +6,25 @@ final class ReplicaCore: Sendable {
     let catalogue: Catalogue
     let router: Router
     let documents: DocumentStore
+    let images: ImageStore
     let planner: FaultPlanner
     let stats: StatsRecorder
     /// Whether a throttle is configured (read per request, so kept out of the configuration struct).
     let throttles: Bool
 
-    init(configuration: ReplicaConfiguration, catalogue: Catalogue) {
+    /// - Parameter imageBase: the root `strDrinkThumb` names, when not the public host's.
+    init(configuration: ReplicaConfiguration, catalogue: Catalogue, imageBase: String? = nil) {
         self.configuration = configuration
         self.catalogue = catalogue
         self.router = Router(catalogue: catalogue)
         self.documents = DocumentStore(
             catalogue: catalogue,
             resultCap: configuration.resultCap,
+            imageBase: imageBase,
             limit: configuration.documentCacheLimit,
             validators: configuration.validators
         )
+        self.images = ImageStore(seed: catalogue.seed, validators: configuration.validators)
         self.planner = FaultPlanner(seed: configuration.seed, faults: configuration.faults)
         self.stats = StatsRecorder(throttle: configuration.faults.throttle)
         self.throttles = configuration.faults.throttle != nil

@@ -116,7 +116,7 @@ final class ReplicaHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         admission: StatsRecorder.Admission,
         context: ChannelHandlerContext
     ) {
-        let json = "application/json"
+        let json = Document.jsonContentType
         let html = "text/html; charset=UTF-8"
         var status = 200
         var contentType = json
@@ -125,10 +125,16 @@ final class ReplicaHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         if route == .notFound {
             (status, contentType, body) = (404, html, FaultPages.notFound)
         } else {
-            document = self.core.documents.document(for: route)
-            body = document?.body ?? ByteBuffer()
+            let found = self.document(for: route)
+            (document, contentType, body) = (found, found.contentType, found.body)
         }
-        switch plan.fault {
+        var fault = plan.fault
+        if let planned = fault, planned.isJSONSpecific, let document, !document.isJSON {
+            // Broken JSON, a CDN's HTML page and an empty 200 are quirks of the API's documents;
+            // an image gets the rest (reset, truncate, errors, 429, slow) and is otherwise served whole.
+            fault = nil
+        }
+        switch fault {
         case nil:
             if let document, let tag = document.entityTag, let exchange = self.exchange,
                 Validators.notModified(
@@ -174,6 +180,14 @@ final class ReplicaHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .slow:
             self.drip(status: status, contentType: contentType, body: body, context: context)
         }
+    }
+
+    /// The JSON document or the image `route` names (`.random` resolved, not `.notFound`).
+    private func document(for route: Route) -> Document {
+        if case .image(let position, let size) = route {
+            return self.core.images.document(slug: self.core.catalogue.drinks[position].imageSlug, size: size)
+        }
+        return self.core.documents.document(for: route)
     }
 
     private func serveStats(context: ChannelHandlerContext) {

@@ -10,6 +10,12 @@ struct CurlResult: Sendable {
     var headers: [String: String]
     /// The body bytes (of all URLs, when several were fetched).
     var body: [UInt8]
+    /// Each URL's status, in order (0 where there was no response).
+    var statuses: [Int] = []
+    /// Each URL's `Content-Type`, in order (`""` when there was none).
+    var contentTypes: [String] = []
+    /// Each URL's body, in order.
+    var bodies: [[UInt8]] = []
     /// Seconds curl took in all.
     var seconds: Double
 
@@ -32,7 +38,7 @@ enum Curl {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         var curlArguments = ["--silent", "--max-time", "10", "--dump-header", headerFile.path]
-        curlArguments += ["--write-out", "%{http_code}\n"] + arguments
+        curlArguments += ["--write-out", "%{http_code} %{content_type}\n"] + arguments
         for (url, bodyFile) in zip(urls, bodyFiles) {
             curlArguments += ["--output", bodyFile.path, "--globoff", url]
         }
@@ -53,13 +59,19 @@ enum Curl {
             }
         }
         let written = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let status = written.split(separator: "\n").last.flatMap { Int($0) } ?? 0
+        let lines = written.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        let statuses = lines.map { line in Int(line.prefix { $0 != " " }) ?? 0 }
+        let contentTypes = lines.map { line in String(line.drop { $0 != " " }.dropFirst()) }
         let headerText = (try? String(contentsOf: headerFile, encoding: .utf8)) ?? ""
+        let bodies = bodyFiles.map { Array((try? Data(contentsOf: $0)) ?? Data()) }
         return CurlResult(
             exitCode: exitCode,
-            status: status,
+            status: statuses.last ?? 0,
             headers: Self.lastHeaders(headerText),
-            body: bodyFiles.flatMap { Array((try? Data(contentsOf: $0)) ?? Data()) },
+            body: bodies.flatMap { $0 },
+            statuses: statuses,
+            contentTypes: contentTypes,
+            bodies: bodies,
             seconds: Date().timeIntervalSince(started)
         )
     }
