@@ -39,6 +39,15 @@ struct CrawlCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Write to FILE instead of standard output.")
     var output: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "After the records, save every drink's image in DIR (each once); records name the files.",
+            valueName: "DIR"))
+    var thumbnails: String?
+
+    @Option(help: "The image size --thumbnails saves: full, small, medium or large.")
+    var thumbnailSize: ThumbnailPlan.Size = .full
+
     @Flag(help: "Continue an interrupted crawl in the -o FILE (NDJSON): complete facets are kept, the rest appended.")
     var resume = false
 
@@ -52,6 +61,9 @@ struct CrawlCommand: AsyncParsableCommand {
     func validate() throws {
         if self.resume && self.output == nil {
             throw ValidationError("--resume needs -o FILE")
+        }
+        if self.thumbnails == nil && self.thumbnailSize != .full {
+            throw ValidationError("--thumbnail-size needs --thumbnails DIR")
         }
         if self.resume && self.resolvedFormat != .ndjson {
             throw ValidationError("--resume works with --format ndjson only")
@@ -81,7 +93,10 @@ struct CrawlCommand: AsyncParsableCommand {
         }
         let sink = try self.openOutput(keeping: resumed.keptBytes)
         let writer = CrawlWriter(
-            output: CrawlOutput(format: self.resolvedFormat, facet: self.by, details: self.details), file: sink)
+            output: CrawlOutput(
+                format: self.resolvedFormat, facet: self.by, details: self.details,
+                thumbnails: self.thumbnails.map { ThumbnailPlan(directory: $0, size: self.thumbnailSize) }),
+            file: sink)
         if resumed.keptBytes == 0 {
             writer.header()
         }
@@ -96,15 +111,16 @@ struct CrawlCommand: AsyncParsableCommand {
         self.transport.warnAboutWeakenedTransport()
         configuration.cache = self.cache.configuration()
 
-        let crawl = Task { () throws -> (CrawlSummary, HTTPCacheStatistics?) in
+        let crawl = Task { () throws -> (CrawlSummary, HTTPCacheStatistics?, ThumbnailPlan.Outcome?) in
             try await withEngine(configuration: configuration) { engine in
                 let crawler = Crawler(client: CocktailDBClient(engine: engine, api: api))
                 let summary = try await crawler.crawl(options, progress: progress) { result in
                     writer.write(result)
                 }
+                let images = try await writer.thumbnails?.download(with: engine)
                 // Shut down here so the cache's counts include its final writes.
                 await engine.shutdown()
-                return (summary, engine.cacheStatistics)
+                return (summary, engine.cacheStatistics, images)
             }
         }
         let signals = InterruptHandler {
@@ -122,9 +138,12 @@ struct CrawlCommand: AsyncParsableCommand {
 
         let elapsed = Date().timeIntervalSince(started)
         switch outcome {
-        case .success(let (summary, cache)):
+        case .success(let (summary, cache, images)):
             self.summarize(summary, cache: cache, elapsed: elapsed)
-            if summary.failedFacets > 0 || !summary.sweepFailures.isEmpty {
+            if let images {
+                self.summarize(images)
+            }
+            if summary.failedFacets > 0 || !summary.sweepFailures.isEmpty || images?.failures.isEmpty == false {
                 throw ExitCode(1)
             }
         case .failure(let error) where interrupted.load(ordering: .relaxed) || error is CancellationError:
@@ -151,6 +170,18 @@ struct CrawlCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         return file
+    }
+
+    private func summarize(_ images: ThumbnailPlan.Outcome) {
+        guard !self.report.quiet else {
+            return
+        }
+        var text = "thumbnails: \(images.saved) saved, \(images.present) already there, \(images.failures.count) failed"
+        text += " (\(self.thumbnails ?? ""))\n"
+        for failure in images.failures.prefix(10) {
+            text += "  \(failure.url.redactedURL): \(failure.error.kind): \(failure.error.message)\n"
+        }
+        FileHandleOutput.standardError.write(text)
     }
 
     private func summarize(_ summary: CrawlSummary, cache: HTTPCacheStatistics?, elapsed: Double) {
@@ -223,6 +254,11 @@ final class CrawlWriter: Sendable {
     }
 
     /// Writes the footer and everything still queued, then syncs the file.
+    /// The images noted for `--thumbnails`, once every facet is written.
+    var thumbnails: ThumbnailPlan? {
+        self.state.withLock { $0.output.thumbnails }
+    }
+
     func finish() {
         self.state.withLock { state in
             state.buffer.buffer = state.output.footer()

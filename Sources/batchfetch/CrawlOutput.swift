@@ -20,12 +20,15 @@ struct CrawlOutput {
     let format: CrawlFormat
     let facet: Facet
     let details: Bool
+    /// With `--thumbnails`: every drink's image is noted here and its record names its file.
+    private(set) var thumbnails: ThumbnailPlan?
     private var emitted = 0
 
-    init(format: CrawlFormat, facet: Facet, details: Bool) {
+    init(format: CrawlFormat, facet: Facet, details: Bool, thumbnails: ThumbnailPlan? = nil) {
         self.format = format
         self.facet = facet
         self.details = details
+        self.thumbnails = thumbnails
     }
 
     /// Bytes that open the output (before any facet).
@@ -61,6 +64,12 @@ struct CrawlOutput {
         case .csv:
             json.raw(string: self.rows(result))
         case .table:
+            for drink in result.drinks {
+                switch drink {
+                case .summary(let summary): _ = self.noteThumbnail(summary.thumbnail)
+                case .record(let record): _ = self.noteThumbnail(record.drink.thumbnail)
+                }
+            }
             let count =
                 result.failure == nil ? "\(result.drinks.count) items" : "FAILED: \(result.failure?.message ?? "")"
             let extra = result.sweepOnly > 0 ? " (\(result.sweepOnly) found only by the sweep)" : ""
@@ -69,7 +78,7 @@ struct CrawlOutput {
     }
 
     /// The NDJSON object of a facet: the facet's name under its facet key, then its drinks.
-    func object(_ result: FacetResult, into json: inout JSONBytes, flush: (inout JSONBytes) -> Void) {
+    mutating func object(_ result: FacetResult, into json: inout JSONBytes, flush: (inout JSONBytes) -> Void) {
         json.raw("{")
         json.string(self.facet.rawValue)
         json.raw(":")
@@ -92,8 +101,15 @@ struct CrawlOutput {
                 json.raw(",")
             }
             switch drink {
-            case .summary(let summary): Self.summary(summary, into: &json)
-            case .record(let record): json.raw(record.json)
+            case .summary(let summary) where self.thumbnails == nil: Self.summary(summary, into: &json)
+            case .record(let record) where self.thumbnails == nil: json.raw(record.json)
+            case .summary(let summary):
+                Self.summary(summary, into: &json, closed: false)
+                self.thumbnailFile(summary.thumbnail, into: &json)
+            case .record(let record):
+                // The record's object, its closing brace replaced by the file's field.
+                json.raw(Array(record.json.dropLast()))
+                self.thumbnailFile(record.drink.thumbnail, into: &json)
             }
             if json.buffer.count >= Self.chunkSize {
                 flush(&json)
@@ -103,28 +119,48 @@ struct CrawlOutput {
     }
 
     /// `filter.php`'s shape: `strDrink`, `strDrinkThumb`, `idDrink`.
-    static func summary(_ summary: DrinkSummary, into json: inout JSONBytes) {
+    static func summary(_ summary: DrinkSummary, into json: inout JSONBytes, closed: Bool = true) {
         json.raw("{\"strDrink\":")
         json.string(summary.name)
         json.raw(",\"strDrinkThumb\":")
         json.string(summary.thumbnail)
         json.raw(",\"idDrink\":")
         json.string(summary.id)
+        if closed {
+            json.raw("}")
+        }
+    }
+
+    /// `,"thumbnailFile":PATH}`: where `--thumbnails` saves the drink's image (`null` without one),
+    /// which it notes to fetch.
+    private mutating func thumbnailFile(_ thumbnail: String?, into json: inout JSONBytes) {
+        json.raw(",\"thumbnailFile\":")
+        json.string(self.noteThumbnail(thumbnail))
         json.raw("}")
+    }
+
+    /// Notes a drink's image for `--thumbnails`; returns the path it is saved at.
+    private mutating func noteThumbnail(_ thumbnail: String?) -> String? {
+        guard let thumbnail, !thumbnail.isEmpty, self.thumbnails != nil else {
+            return nil
+        }
+        self.thumbnails?.note(thumbnail)
+        return self.thumbnails?.file(for: thumbnail)
     }
 
     private var columns: [String] {
         let base = [self.facet.rawValue, "idDrink", "strDrink"]
+        let file = self.thumbnails == nil ? [] : ["thumbnailFile"]
         if self.details {
             return base + [
                 "strCategory", "strAlcoholic", "strGlass", "strTags", "ingredients", "strInstructions",
-                "strDrinkThumb", "dateModified", "error",
-            ]
+                "strDrinkThumb", "dateModified",
+            ] + file + ["error"]
         }
-        return base + ["strDrinkThumb", "error"]
+        return base + ["strDrinkThumb"] + file + ["error"]
     }
 
-    private func rows(_ result: FacetResult) -> String {
+    private mutating func rows(_ result: FacetResult) -> String {
         if let failure = result.failure {
             var fields = [result.value.name] + Array(repeating: "", count: self.columns.count - 2)
             fields.append("\(failure.kind.rawValue): \(failure.message)")
@@ -134,7 +170,11 @@ struct CrawlOutput {
         for drink in result.drinks {
             switch drink {
             case .summary(let summary):
-                text += Self.csvRow([result.value.name, summary.id, summary.name, summary.thumbnail ?? "", ""])
+                var fields = [result.value.name, summary.id, summary.name, summary.thumbnail ?? ""]
+                if self.thumbnails != nil {
+                    fields.append(self.noteThumbnail(summary.thumbnail) ?? "")
+                }
+                text += Self.csvRow(fields + [""])
             case .record(let json):
                 let record = json.drink
                 let ingredients: [String] = record.ingredients.map { ingredient in
@@ -146,8 +186,11 @@ struct CrawlOutput {
                 var fields: [String] = [result.value.name, record.id, record.name]
                 fields += [record.category ?? "", record.alcoholic ?? "", record.glass ?? ""]
                 fields += [record.tags.joined(separator: ","), ingredients.joined(separator: "; ")]
-                fields += [record.instructions ?? "", record.thumbnail ?? "", record.value("dateModified") ?? "", ""]
-                text += Self.csvRow(fields)
+                fields += [record.instructions ?? "", record.thumbnail ?? "", record.value("dateModified") ?? ""]
+                if self.thumbnails != nil {
+                    fields.append(self.noteThumbnail(record.thumbnail) ?? "")
+                }
+                text += Self.csvRow(fields + [""])
             }
         }
         return text

@@ -66,6 +66,18 @@ public final class BodyFileStore {
                 message: "the file name '\(name)' was already written for record \(earlier); "
                     + "use a template with {index} or {sha256} to tell them apart")
         }
+        let saved = try self.save(body, named: name, sha256: digest)
+        self.written[name] = index
+        return saved
+    }
+
+    /// Writes `body` under `name`, made safe as template names are (see ``FileNameTemplate``).
+    /// - Throws: ``FetchError/Kind/fileWrite`` when it cannot be written in full or renamed.
+    public func save(_ body: Data, named name: String) throws(FetchError) -> Saved {
+        try self.save(body, named: FileNameTemplate.safe(name), sha256: Self.sha256(body))
+    }
+
+    private func save(_ body: Data, named name: String, sha256 digest: String) throws(FetchError) -> Saved {
         self.temporaries += 1
         let temporary = ".batchfetch-\(getpid())-\(self.temporaries).partial"
         let descriptor = openat(
@@ -85,7 +97,6 @@ public final class BodyFileStore {
             unlinkat(self.directoryDescriptor, temporary, 0)
             throw error
         }
-        self.written[name] = index
         return Saved(path: self.path(name), sha256: digest, bytes: body.count)
     }
 
@@ -96,7 +107,12 @@ public final class BodyFileStore {
         guard !template.dependsOnContent else {
             return false
         }
-        let name = template.name(index: index, url: url, sha256: "")
+        return Self.isSaved(in: directory, named: template.name(index: index, url: url, sha256: ""))
+    }
+
+    /// Whether a file named `name` (made safe) is in `directory` as a regular file.
+    public static func isSaved(in directory: String, named name: String) -> Bool {
+        let name = FileNameTemplate.safe(name)
         var info = stat()
         let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
         return fstatat(AT_FDCWD, path, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFREG

@@ -77,7 +77,7 @@ public struct FileNameTemplate: Sendable, Hashable, CustomStringConvertible {
 
     /// The last segment of a URL's path, percent-decoded and made safe: `index` when the path
     /// ends in `/` or is empty.
-    static func lastSegment(of url: String) -> String {
+    public static func lastSegment(of url: String) -> String {
         var text = Substring(url)
         if let scheme = text.range(of: "://") {
             text = text[scheme.upperBound...]
@@ -128,7 +128,7 @@ public struct FileNameTemplate: Sendable, Hashable, CustomStringConvertible {
 
     /// `name` with every unsafe byte (each byte of a non-ASCII character too) as `_`, no leading
     /// `.`, at most 200 bytes.
-    static func safe(_ name: String) -> String {
+    public static func safe(_ name: String) -> String {
         var bytes = name.utf8.prefix(200).map { Self.isSafe($0) ? $0 : UInt8(ascii: "_") }
         if bytes.first == UInt8(ascii: ".") {
             bytes[0] = UInt8(ascii: "_")
