@@ -12,7 +12,7 @@ struct BatchFetchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batchfetch",
         abstract: "Fetch large batches of HTTP resources as fast as libcurl allows.",
-        version: BatchFetch.version,
+        version: BatchFetch.versionReport,
         subcommands: [FetchCommand.self, CrawlCommand.self, BenchCommand.self]
     )
 
