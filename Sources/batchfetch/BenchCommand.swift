@@ -39,6 +39,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as one JSON object instead of text.")
     var json = false
 
+    @Flag(name: .shortAndLong, help: "Print one summary line instead of the full text report.")
+    var quiet = false
+
     @Option(help: "Write the latency percentile distribution to FILE in HdrHistogram's .hgrm format (milliseconds).")
     var hdr: String?
 
@@ -108,6 +111,8 @@ struct BenchCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.sortedKeys]
             let data = (try? encoder.encode(report)) ?? Data("{}".utf8)
             FileHandleOutput.standardOutput.write(Array(data) + [0x0A])
+        } else if self.quiet {
+            FileHandleOutput.standardOutput.write(report.summaryLine + "\n")
         } else {
             FileHandleOutput.standardOutput.write(report.text)
         }

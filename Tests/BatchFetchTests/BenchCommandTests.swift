@@ -160,6 +160,17 @@ struct BenchCommandTests {
         }
     }
 
+    @Test func quietPrintsOneSummaryLine() async throws {
+        try await ReplicaServer.withServer { server in
+            let output = try Executable("batchfetch").run(["bench", "-q", "-n", "50", server.url("list.php?c=list")])
+            #expect(output.status == 0, "\(output.stderr)")
+            let lines = output.stdout.split(separator: "\n")
+            #expect(lines.count == 1)
+            #expect(lines.first?.hasPrefix("50 requests, 50 ok, 0 failed in ") == true)
+            #expect(lines.first?.contains("req/s") == true && lines.first?.contains("p99") == true)
+        }
+    }
+
     @Test func usageErrorsExitWithTwo() throws {
         let cases: [([String], String)] = [
             (["http://127.0.0.1:1/", "-n", "10", "-d", "1s"], "not both"),

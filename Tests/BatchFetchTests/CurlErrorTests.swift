@@ -15,4 +15,11 @@ struct CurlErrorTests {
             #expect(FetchError.classify(curlCode: code).0 == kind, "CURLcode \(code)")
         }
     }
+
+    @Test func aDetailThatRepeatsTheSummaryIsSaidOnce() {
+        let resolve = FetchError.message("could not resolve host", detail: "Could not resolve host: example.invalid")
+        #expect(resolve == "could not resolve host: example.invalid")
+        let connect = FetchError.message("could not connect", detail: "Failed to connect to 127.0.0.1 port 1")
+        #expect(connect == "could not connect: Failed to connect to 127.0.0.1 port 1")
+    }
 }

@@ -9,7 +9,16 @@ extension FetchError {
     init(curlCode code: CURLcode, detail: String) {
         let (kind, summary) = FetchError.classify(curlCode: Int(code.rawValue))
         let text = detail.isEmpty ? CurlGlobal.text(of: code) : detail
-        self.init(kind: kind, message: "\(summary): \(text)")
+        self.init(kind: kind, message: Self.message(summary, detail: text))
+    }
+
+    /// The summary, then libcurl's detail; a detail that starts with what the summary says
+    /// ("Could not resolve host: h") is not said twice.
+    static func message(_ summary: String, detail: String) -> String {
+        guard detail.lowercased().hasPrefix(summary.lowercased()) else {
+            return "\(summary): \(detail)"
+        }
+        return summary + detail.dropFirst(summary.count)
     }
 
     /// Maps a libcurl result code (see `curl.h`) to a kind and a short summary a user can act on.

@@ -10,6 +10,14 @@ extension BenchReport {
     /// throughput: 2857.1 req/s, 6.30 MB/s (2203000 body bytes); 64 connections opened, 0 retries
     /// latency: min 20.06ms  p50 20.48ms  p90 21.2ms  p99 22.3ms  p99.9 23.0ms  max 23.1ms  (mean 20.6ms)
     /// ```
+    /// The run in one line: requests, ok, failed, req/s, MB/s, p50 and p99 latency.
+    public var summaryLine: String {
+        let latency = self.latency.map { String(format: ", p50 %.3f ms, p99 %.3f ms", $0.p50, $0.p99) } ?? ""
+        return String(
+            format: "%d requests, %d ok, %d failed in %.2f s: %.0f req/s, %.1f MB/s", self.requests, self.ok,
+            self.failed, self.durationSeconds, self.requestsPerSecond, self.megabytesPerSecond) + latency
+    }
+
     public var text: String {
         var lines: [String] = []
         var header = self.mode
