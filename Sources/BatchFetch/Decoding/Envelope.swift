@@ -43,6 +43,15 @@ public struct Envelope: Sendable, Hashable {
     /// - Throws: ``FetchError/Kind/emptyBody``, ``FetchError/Kind/invalidJSON`` (with the offset and
     ///   a snippet), or ``FetchError/Kind/unexpectedShape`` when a parent on the path is not an object.
     public func content(of body: Data) throws(FetchError) -> Content {
+        // The whole document: JSONValidator first where it is faster than the scanner. The scanner
+        // still takes what it rejects (for the error's offset and reason), strings (for the
+        // message's text) and null, so each outcome is what the scanner alone gives.
+        if self.components.isEmpty && JSONValidator.outrunsTheScanner {
+            let whole = body.withUnsafeBytes { raw in JSONValidator.value(in: raw, maxDepth: self.maxDepth) }
+            if let whole, whole.kind != .string, whole.kind != .null {
+                return .value(JSONSlice(body: body, range: whole.range, kind: whole.kind))
+            }
+        }
         let outcome: Result<JSONScanner.Target, JSONScanner.Failure> = body.withUnsafeBytes { raw in
             if raw.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
                 return .failure(JSONScanner.Failure(offset: -1, reason: "empty"))
