@@ -6,18 +6,37 @@ usage: summarize.py RUNS.jsonl CONTEXT.json OUT.json
 
 RUNS.jsonl has one object per measured run (written by scripts/bench); CONTEXT.json describes the
 machine, dataset and settings. Prints markdown to stdout and writes raw runs + medians to OUT.json
-(and the per-round ratios to curl and to the floor, under "per_round").
+(and the per-round ratios to curl and to the floor, under "per_round"). W6 (bodies saved to files)
+has a floor of its own, the writing floor (scripts/bench.d/write_floor.c), and aria2c as a peer.
 """
 import json
 import statistics
 import sys
 
 FLOOR = "libcurl floor (bare multi loop)"
+WRITE_FLOOR = "libcurl writing floor (write(2) per file)"
+SAVE = "batchfetch fetch --save-dir"
+SAVE_2X = "batchfetch fetch --save-dir, 2× URLs"
 ORDER = ["batchfetch crawl --details", "batchfetch fetch", "batchfetch fetch --body none", "batchfetch fetch -o file",
-         "batchfetch bench", "curl", "libcurl floor (bare multi loop)", "wrk", "async-http-client", "aiohttp"]
+         SAVE, SAVE_2X, "batchfetch bench", "curl", "aria2c", "libcurl floor (bare multi loop)", WRITE_FLOOR, "wrk",
+         "async-http-client", "aiohttp"]
 # The rows that get per-round ratio lines, and (on the workloads with large bodies) the body cost table.
-PAIRED = ["batchfetch fetch", "batchfetch fetch --body none", "batchfetch bench"]
+PAIRED = ["batchfetch fetch", "batchfetch fetch --body none", "batchfetch bench", SAVE]
 BODY_WORKLOADS = ["W2", "W5"]
+MB_WORKLOADS = BODY_WORKLOADS + ["W6"]
+# W6's targets (issue 26), ratios of fetch --save-dir in one run: to the writing floor, curl, aria2c.
+W6_TARGETS = {"floor": 0.85, "curl": 1.5, "aria2c": 3.0}
+
+
+def floor_of(workload):
+    """The floor a workload's ratios divide by: W6 saves bodies to files, so its floor writes them too."""
+    return WRITE_FLOOR if workload == "W6" else FLOOR
+
+
+def bases(workload):
+    """The rows each PAIRED row gets per-round ratios to, named: the floor, curl, and on W6 aria2c."""
+    result = [("floor", floor_of(workload)), ("curl", "curl")]
+    return result + [("aria2c", "aria2c")] if workload == "W6" else result
 FIELDS = ("req_s", "cpu_us_per_req", "max_rss_mb", "mb_s", "requests", "body_mb_per_cpu_s")
 
 
@@ -82,7 +101,7 @@ def spread(values, digits=0):
 
 def table(workload, tools, show_mb, show_requests=False, note=None):
     curl = tools.get("curl", {})
-    floor = tools.get(FLOOR, {})
+    floor = tools.get(floor_of(workload), {})
     lines = [f"### {workload}", ""]
     if note:
         lines += [note, ""]
@@ -126,7 +145,7 @@ def per_round(runs, summary):
         for tool in PAIRED:
             if tool not in tools:
                 continue
-            for name, base in (("floor", FLOOR), ("curl", "curl")):
+            for name, base in bases(workload):
                 rates, cpus = paired(runs, workload, tool, base)
                 if rates:
                     result.setdefault(workload, {}).setdefault(tool, {})[name] = {
@@ -159,6 +178,15 @@ def body_table(summary):
         "|---|---|---|---:|---:|---:|---:|"] + rows)
 
 
+def rss_line(tools):
+    """W6: fetch --save-dir's peak RSS over W6's URLs and, when the memory runs ran, over twice as many."""
+    one, two = tools.get(SAVE, {}), tools.get(SAVE_2X, {})
+    if one.get("max_rss_mb") is None or two.get("max_rss_mb") is None:
+        return None
+    return (f"Peak RSS of `fetch --save-dir`: {one['max_rss_mb']:.1f} MB for {one['requests']:,.0f} files (median), "
+            f"{two['max_rss_mb']:.1f} MB for {two['requests']:,.0f} ({two['max_rss_mb'] / one['max_rss_mb']:.2f}×).")
+
+
 def print_per_round(what, rates, cpus):
     """A paragraph of per-round ratios (from `paired`) and their medians; nothing without rounds."""
     if rates:
@@ -181,6 +209,7 @@ def main():
     print()
     w3 = context.get("w3", {})
     w5 = context.get("dataset", {}).get("w5", {})
+    w6 = context.get("dataset", {}).get("w6", {})
     for workload in sorted(summary):
         note = None
         if workload == "W5" and "documents" in w5:
@@ -191,16 +220,28 @@ def main():
             note = (f"`batchfetch crawl --details` (list, {w3['categories']} category filters, {w3['drinks']:,} "
                     f"lookups: {w3['requests']:,} requests, {w3['mean_bytes']:,.0f} B mean) against the same "
                     f"{w3['requests']:,} URLs fetched flat. Server: {w3['server']}.")
-        print(table(workload, summary[workload], show_mb=(workload in BODY_WORKLOADS), show_requests=(workload == "W3"),
+        if workload == "W6" and "documents" in w6:
+            note = (f"{w6['documents']:,} generated images ({w6['mean_bytes']:,.0f} B mean of binary bytes, 20–60 KB, "
+                    f"a JPEG header) served as `{w6.get('content_type', 'image/jpeg')}`, each URL's body saved to its own "
+                    "file in a fresh folder on the work folder's disk and checked (sha256 of every file) after the run. "
+                    "×floor divides by the writing floor (scripts/bench.d/write_floor.c: the libcurl floor's loop, each "
+                    "body written to its own file with write(2)). Targets for `fetch --save-dir`, per round: "
+                    + ", ".join(f"≥ {v:g}× {k if k != 'floor' else 'the writing floor'}" for k, v in W6_TARGETS.items())
+                    + ".")
+        print(table(workload, summary[workload], show_mb=(workload in MB_WORKLOADS), show_requests=(workload == "W3"),
                     note=note))
         print()
         # The table's × floor divides medians taken over rounds minutes apart; on a shared machine the
         # floor itself moves by ±30% between rounds. Ratios within a round compare runs seconds apart.
         for tool in PAIRED:
-            print_per_round(f"`{tool.removeprefix('batchfetch ')}` against the libcurl floor",
-                            *paired(runs, workload, tool, FLOOR))
-            print_per_round(f"`{tool.removeprefix('batchfetch ')}` against curl",
-                            *paired(runs, workload, tool, "curl"))
+            for name, base in bases(workload):
+                what = {"floor": "the writing floor" if workload == "W6" else "the libcurl floor"}.get(name, name)
+                print_per_round(f"`{tool.removeprefix('batchfetch ')}` against {what}", *paired(runs, workload, tool, base))
+        if workload == "W6":
+            rss = rss_line(summary[workload])
+            if rss:
+                print(rss)
+                print()
         if workload == "W3":
             for base, how in (("batchfetch fetch", "records to /dev/null"),
                               ("batchfetch fetch -o file", "records to a file, as the crawl writes its output")):
