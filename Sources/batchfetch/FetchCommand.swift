@@ -214,9 +214,15 @@ struct FetchCommand: AsyncParsableCommand {
         sink.flush()
         let summary = tally.snapshot
         let elapsed = Date().timeIntervalSince(started)
+        var finished = !interrupted.load(ordering: .relaxed) && sink.failure == nil
+        if case .failure = outcome {
+            finished = false
+        }
+        let shard = source.shardManifest(
+            path: self.input, order: self.order, records: summary.records, complete: finished, output: self.output)
         self.summarize(
             summary, skipped: self.skipExisting ? source.skipped.value : nil, cache: try? outcome.get(),
-            elapsed: elapsed)
+            elapsed: elapsed, shard: shard)
         if let failure = sink.failure {
             // The reader went away (a closed pipe, as with `| head`) or the disk is full: stop, like
             // any shell tool; 141 is what a process killed by SIGPIPE reports.
@@ -267,7 +273,8 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     private func summarize(
-        _ summary: FetchTally.Snapshot, skipped: Int?, cache: HTTPCacheStatistics?, elapsed: Double
+        _ summary: FetchTally.Snapshot, skipped: Int?, cache: HTTPCacheStatistics?, elapsed: Double,
+        shard: ShardManifest?
     ) {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
@@ -290,7 +297,7 @@ struct FetchCommand: AsyncParsableCommand {
                 records: summary.records, ok: summary.records - summary.failed, failed: summary.failed,
                 failuresByKind: summary.failuresByKind, requests: summary.requests, retries: summary.retries,
                 bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate,
-                protocols: summary.protocols, cache: cache, skipped: skipped))
+                protocols: summary.protocols, cache: cache, skipped: skipped, shard: shard))
     }
 }
 
@@ -317,14 +324,11 @@ struct Shard: ExpressibleByArgument, Sendable {
         self.count = count
     }
 
-    /// Whether `line` belongs to this shard: FNV-1a (64-bit) of its bytes, modulo N, so every
-    /// machine splits a list the same way whatever order it reads it in.
-    func contains(_ line: String) -> Bool {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in line.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
-        }
-        return Int(hash % UInt64(self.count)) == self.index
+    /// Whether the line with this hash (``InputDigest/hash(_:)``, FNV-1a 64-bit of its bytes)
+    /// belongs to this shard: the hash modulo N, so every machine splits a list the same way
+    /// whatever order it reads it in.
+    func contains(hash: UInt64) -> Bool {
+        Int(hash % UInt64(self.count)) == self.index
     }
 }
 
@@ -345,6 +349,8 @@ struct FetchStats: Encodable {
     let cache: HTTPCacheStatistics?
     /// With `--skip-existing` only: the URLs not fetched because their files were saved before.
     let skipped: Int?
+    /// With `--shard` only: the split and this run of it, which `merge` checks.
+    let shard: ShardManifest?
 }
 
 /// Counts records as they are written. Thread-safe.

@@ -25,13 +25,19 @@ final class FetchInput: Sendable {
     private let indices: IndexMap
     /// How many lines ``skip`` left out.
     let skipped: SkipCounter
+    /// With `--shard`: the whole input's line count and digest, and this shard's line count.
+    let tally: ShardTally
 
-    private init(source: Source, shard: Shard?, skip: LineSelector.Skip?, indices: IndexMap, skipped: SkipCounter) {
+    private init(
+        source: Source, shard: Shard?, skip: LineSelector.Skip?, indices: IndexMap, skipped: SkipCounter,
+        tally: ShardTally = ShardTally()
+    ) {
         self.source = source
         self.shard = shard
         self.skip = skip
         self.indices = indices
         self.skipped = skipped
+        self.tally = tally
     }
 
     /// Opens the input. - Throws: `ExitCode(2)` when a file cannot be read or there is no input.
@@ -58,8 +64,9 @@ final class FetchInput: Sendable {
                 "batchfetch: no URLs: give them as arguments, with -i FILE, or on standard input\n")
             throw ExitCode(2)
         }
+        let tally = ShardTally()
         let stream = ThreadedInput<Request> { send in
-            var selector = LineSelector(shard: shard, skip: skip, skipped: counter)
+            var selector = LineSelector(shard: shard, skip: skip, skipped: counter, tally: tally)
             for line in urls {
                 if let request = selector.request(line, record: indices.remember), !send(request) {
                     return
@@ -73,7 +80,7 @@ final class FetchInput: Sendable {
             }
         }
         return FetchInput(
-            source: .standardInput(stream), shard: shard, skip: skip, indices: indices, skipped: counter)
+            source: .standardInput(stream), shard: shard, skip: skip, indices: indices, skipped: counter, tally: tally)
     }
 
     /// The lazily read requests of an argument or file source (call on the consuming task).
@@ -91,7 +98,24 @@ final class FetchInput: Sendable {
         }
         return LazyRequests(
             arguments: arguments, reader: reader,
-            selector: LineSelector(shard: self.shard, skip: self.skip, skipped: self.skipped), indices: self.indices)
+            selector: LineSelector(shard: self.shard, skip: self.skip, skipped: self.skipped, tally: self.tally),
+            indices: self.indices)
+    }
+
+    /// With `--shard`, the `shard` object of the stats file: `path` is `-i`'s value, `complete`
+    /// whether the run read all of its input and wrote every record.
+    func shardManifest(path: String?, order: RecordOrder, records: Int, complete: Bool, output: String?)
+        -> ShardManifest?
+    {
+        guard let shard = self.shard else {
+            return nil
+        }
+        var input = path
+        if case .standardInput = self.source {
+            input = "-"
+        }
+        return self.tally.manifest(
+            shard: shard, input: input, order: order.rawValue, records: records, complete: complete, output: output)
     }
 
     /// The global line index of the result with this engine index.
@@ -150,13 +174,17 @@ struct LineSelector {
     let shard: Shard?
     let skip: Skip?
     let skipped: SkipCounter?
+    let tally: ShardTally?
     private var global = 0
     private var selected = 0
+    private var digest = InputDigest()
+    private var inShard = 0
 
-    init(shard: Shard?, skip: Skip? = nil, skipped: SkipCounter? = nil) {
+    init(shard: Shard?, skip: Skip? = nil, skipped: SkipCounter? = nil, tally: ShardTally? = nil) {
         self.shard = shard
         self.skip = skip
         self.skipped = skipped
+        self.tally = tally
     }
 
     mutating func request(_ line: String, record: (_ engineIndex: Int, _ globalIndex: Int) -> Void) -> Request? {
@@ -165,7 +193,12 @@ struct LineSelector {
         }
         defer { self.global += 1 }
         if let shard = self.shard {
-            guard shard.contains(request.url) else {
+            let hash = InputDigest.hash(request.url)
+            self.digest.add(lineHash: hash)
+            let contained = shard.contains(hash: hash)
+            self.inShard += contained ? 1 : 0
+            self.tally?.update(lines: self.global + 1, digest: self.digest, inShard: self.inShard)
+            guard contained else {
                 return nil
             }
         }
@@ -204,4 +237,45 @@ final class SkipCounter: Sendable {
     }
 
     var value: Int { self.count.load(ordering: .relaxed) }
+}
+
+/// What `--shard` saw of the input, for the `shard` object of the stats file (see
+/// ``ShardManifest``): every URL line counted and folded into the digest, this shard's counted.
+/// Written by the thread reading the input, read by the summary on another.
+final class ShardTally: Sendable {
+    private let lines = Atomic<Int>(0)
+    private let digest = Atomic<UInt64>(InputDigest().value)
+    private let inShard = Atomic<Int>(0)
+
+    func update(lines: Int, digest: InputDigest, inShard: Int) {
+        self.digest.store(digest.value, ordering: .relaxed)
+        self.inShard.store(inShard, ordering: .relaxed)
+        self.lines.store(lines, ordering: .releasing)
+    }
+
+    /// This run's manifest, given how it ended.
+    func manifest(
+        shard: Shard, input: String?, order: String, records: Int, complete: Bool, output: String?
+    ) -> ShardManifest {
+        let lines = self.lines.load(ordering: .acquiring)
+        return ShardManifest(
+            index: shard.index, count: shard.count, input: input, inputLines: lines,
+            inputDigest: InputDigest(value: self.digest.load(ordering: .relaxed)).hex,
+            lines: self.inShard.load(ordering: .relaxed), records: records, order: order, complete: complete,
+            output: output ?? Self.standardOutputFile(), directory: FileManager.default.currentDirectoryPath,
+            command: ShardManifest.redacting(arguments: CommandLine.arguments))
+    }
+
+    /// The file standard output was redirected to, when it is a regular file (so that a re-run
+    /// command can redirect to it again).
+    private static func standardOutputFile() -> String? {
+        var status = stat()
+        guard fstat(1, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+            let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/1"),
+            path.hasPrefix("/")
+        else {
+            return nil
+        }
+        return path
+    }
 }
