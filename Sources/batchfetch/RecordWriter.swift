@@ -313,6 +313,10 @@ struct RecordWriter {
         guard let contentType else {
             return false
         }
+        // Nearly every response is one of these: known without building a lower-cased copy.
+        if contentType.utf8.starts(with: "application/json".utf8) || contentType.utf8.starts(with: "text/".utf8) {
+            return false
+        }
         let type = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
         if type.hasPrefix("text/") || type.contains("json") || type.contains("xml") || type.contains("javascript")
             || type.contains("ecmascript")
