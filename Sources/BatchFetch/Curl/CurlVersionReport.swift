@@ -23,7 +23,13 @@ extension BatchFetch {
         lines.append("libcurl \(text(info.version) ?? "?") (built against \(LIBCURL_VERSION))")
         lines.append("TLS: \(text(info.ssl_version) ?? "none")")
         let nghttp2 = info.age.rawValue >= CURLVERSION_SIXTH.rawValue ? text(info.nghttp2_version) : nil
-        let named: (String, String?) -> String = { name, version in version.map { "\(name)/\($0)" } ?? name }
+        // 7.88 gives "1.0.9" where 8.x gives "brotli/1.0.9": name it once either way.
+        let named: (String, String?) -> String = { name, version in
+            guard let version else {
+                return name
+            }
+            return version.contains("/") ? version : "\(name)/\(version)"
+        }
         let http2 = info.features & CURL_VERSION_HTTP2 != 0
         lines.append("HTTP/2: \(http2 ? named("nghttp2", nghttp2) : "no")")
         var decoders: [String] = []

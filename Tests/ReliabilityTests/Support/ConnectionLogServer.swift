@@ -1,0 +1,147 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// nginx as ``TLSServer`` runs it (a child process of the test, files in a scratch directory, free
+/// loopback ports), reduced to the two ports W4 of `scripts/bench` measures, each serving `root`
+/// as static files and passing `/api/` to the replica at `upstreamPort`:
+///
+/// - ``tls``: TLS with the CA's good certificate, ALPN offering h2 and http/1.1
+/// - ``cleartextH2``: h2c with prior knowledge only
+///
+/// Unlike ``TLSServer``, the crawl can run over h2c too, and connections live as long as W4's do
+/// (no request limit, a long keep-alive), so every connection the log shows is one the client
+/// chose to open. The access log has W4's fields: `PORT CONNECTION SESSION_REUSED PROTOCOL STATUS`.
+final class ConnectionLogServer {
+    let tls: Int
+    let cleartextH2: Int
+    let certificates: TestCertificates
+    private let process: Process
+    private let directory: String
+
+    init(nginx: String, openssl: String, directory: String, root: String, upstreamPort: Int) throws {
+        self.directory = directory
+        self.certificates = try TestCertificates(in: directory, openssl: openssl)
+        let ports = try TLSServer.freePorts(2)
+        (self.tls, self.cleartextH2) = (ports[0], ports[1])
+        let locations = """
+            root \(root);
+            location /api/ { proxy_pass http://127.0.0.1:\(upstreamPort); proxy_http_version 1.1; \
+            proxy_set_header Connection ""; }
+            """
+        let configuration = """
+            daemon off;
+            master_process off;
+            worker_processes 1;
+            pid \(directory)/nginx.pid;
+            error_log \(directory)/error.log warn;
+            events { worker_connections 4096; }
+            http {
+                default_type application/json;
+                ssl_session_cache shared:W4:1m;
+                keepalive_timeout 300s;
+                keepalive_requests 100000000;
+                log_format conn '$server_port $connection $ssl_session_reused $server_protocol $status';
+                access_log \(directory)/access.log conn;
+                client_body_temp_path \(directory)/client_body;
+                proxy_temp_path \(directory)/proxy;
+                fastcgi_temp_path \(directory)/fastcgi;
+                uwsgi_temp_path \(directory)/uwsgi;
+                scgi_temp_path \(directory)/scgi;
+                server {
+                    listen 127.0.0.1:\(self.tls) ssl http2;
+                    ssl_certificate \(self.certificates.good.cert);
+                    ssl_certificate_key \(self.certificates.good.key);
+                    \(locations)
+                }
+                server {
+                    listen 127.0.0.1:\(self.cleartextH2) http2;
+                    \(locations)
+                }
+            }
+            """
+        let configurationFile = "\(directory)/nginx.conf"
+        try Data(configuration.utf8).write(to: URL(fileURLWithPath: configurationFile))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: nginx)
+        process.arguments = ["-p", directory, "-e", "\(directory)/error.log", "-c", configurationFile]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning, !ports.allSatisfy(TLSServer.accepts), Date() < deadline {
+            usleep(10_000)
+        }
+        guard process.isRunning, ports.allSatisfy(TLSServer.accepts) else {
+            self.stop()
+            let log = (try? String(contentsOfFile: "\(directory)/error.log", encoding: .utf8)) ?? ""
+            throw TLSServerError("nginx did not start on \(ports): \(log)")
+        }
+        // The probes above connected without a request: nothing in the log, but connection
+        // numbers are used up, which is why the log is read by connection number, not counted.
+    }
+
+    deinit {
+        self.stop()
+    }
+
+    /// Stops nginx and waits for it; idempotent (SIGKILL: see ``TLSServer/stop()``).
+    func stop() {
+        if self.process.isRunning {
+            kill(self.process.processIdentifier, SIGKILL)
+        }
+        self.process.waitUntilExit()
+    }
+
+    /// What one run cost the server, read from the access log lines after `skipping` earlier ones.
+    struct Tally: Equatable, CustomStringConvertible {
+        var requests = 0
+        var connections = 0
+        /// Connections whose TLS handshake was a full one (their first request's session was not
+        /// resumed); 0 on cleartext.
+        var fullHandshakes = 0
+        var protocols: Set<String> = []
+        var statuses: Set<Int> = []
+
+        var description: String {
+            "\(self.requests) requests over \(self.connections) connections, \(self.fullHandshakes) full TLS handshakes"
+        }
+    }
+
+    /// The access log so far, one entry per request served, in the order nginx wrote them.
+    func accessLog() -> [TLSServer.LogLine] {
+        let text = (try? String(contentsOfFile: "\(self.directory)/access.log", encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ").map(String.init)
+            guard fields.count == 5, let port = Int(fields[0]), let connection = Int(fields[1]),
+                let status = Int(fields[4])
+            else {
+                return nil
+            }
+            return TLSServer.LogLine(
+                port: port, connection: connection, sessionReused: fields[2], protocolName: fields[3], status: status)
+        }
+    }
+
+    /// Counts as W4 does (`scripts/bench.d/w4.sh`): a connection per distinct connection number, a
+    /// full handshake per TLS connection whose first request did not resume a session.
+    static func tally(_ lines: some Sequence<TLSServer.LogLine>) -> Tally {
+        var tally = Tally()
+        var seen: Set<Int> = []
+        for line in lines {
+            tally.requests += 1
+            tally.protocols.insert(line.protocolName)
+            tally.statuses.insert(line.status)
+            if seen.insert(line.connection).inserted {
+                tally.connections += 1
+                if line.sessionReused == "." {
+                    tally.fullHandshakes += 1
+                }
+            }
+        }
+        return tally
+    }
+}
