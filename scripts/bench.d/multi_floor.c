@@ -141,6 +141,11 @@ int main(int argc, char **argv) {
     int one_shot = version == CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE &&
                    curl_version_info(CURLVERSION_NOW)->version_num < 0x080000;
     CURLM *multi = curl_multi_init();
+    // Keep as many connections as transfers in flight, as batchfetch does (CurlMulti.swift): libcurl
+    // 8.x's default cache is smaller, and the floor then closed and reopened connections.
+    if (multi != NULL) {
+        curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)(concurrency > 16 ? concurrency : 16));
+    }
     if (multi != NULL && version != CURL_HTTP_VERSION_1_1) {
         curl_multi_setopt(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, concurrency);
     }

@@ -205,6 +205,11 @@ int main(int argc, char **argv) {
         return 2;
     }
     CURLM *multi = curl_multi_init();
+    // Keep as many connections as transfers in flight, as batchfetch does (CurlMulti.swift): libcurl
+    // 8.x's default cache is smaller, and the floor then closed and reopened connections.
+    if (multi != NULL) {
+        curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)(concurrency > 16 ? concurrency : 16));
+    }
     size_t slots = (size_t)concurrency < count ? (size_t)concurrency : count;
     struct floor_slot *slot = calloc(slots ? slots : 1, sizeof *slot);
     if (multi == NULL || slot == NULL) {
