@@ -36,12 +36,17 @@ struct ThumbnailPlan {
 
     /// The path the image of `thumbnail` is saved at.
     func file(for thumbnail: String) -> String {
+        BodyFileStore.path(of: self.name(for: thumbnail), in: self.directory)
+    }
+
+    /// The file name of the image of `thumbnail`: `<slug>.jpg`, or `<slug>-small.jpg` for a preview.
+    private func name(for thumbnail: String) -> String {
         let name = FileNameTemplate.lastSegment(of: thumbnail)
         guard self.size != .full else {
-            return self.path(FileNameTemplate.safe(name))
+            return FileNameTemplate.safe(name)
         }
         let dot = name.lastIndex(of: ".") ?? name.endIndex
-        return self.path(FileNameTemplate.safe(name[..<dot] + "-" + self.size.rawValue + name[dot...]))
+        return FileNameTemplate.safe(name[..<dot] + "-" + self.size.rawValue + name[dot...])
     }
 
     /// Remembers a drink's image, to be fetched once after the records.
@@ -49,10 +54,6 @@ struct ThumbnailPlan {
         if self.seen.insert(thumbnail).inserted {
             self.urls.append(thumbnail)
         }
-    }
-
-    private func path(_ name: String) -> String {
-        self.directory.hasSuffix("/") ? self.directory + name : self.directory + "/" + name
     }
 
     /// What the download did.
@@ -69,8 +70,7 @@ struct ThumbnailPlan {
         var outcome = Outcome()
         var wanted: [String] = []
         for thumbnail in self.urls {
-            let name = (self.file(for: thumbnail) as NSString).lastPathComponent
-            if BodyFileStore.isSaved(in: self.directory, named: name) {
+            if BodyFileStore.isSaved(in: self.directory, named: self.name(for: thumbnail)) {
                 outcome.present += 1
             } else {
                 wanted.append(thumbnail)
@@ -86,8 +86,7 @@ struct ThumbnailPlan {
                 guard (200..<300).contains(response.status) else {
                     throw FetchError.httpStatus(response.status, snippet: nil)
                 }
-                let name = (self.file(for: thumbnail) as NSString).lastPathComponent
-                _ = try store.save(response.body, named: name)
+                _ = try store.save(response.body, named: self.name(for: thumbnail))
                 outcome.saved += 1
             } catch {
                 outcome.failures.append((self.source(for: thumbnail), error))

@@ -114,8 +114,8 @@ public final class BodyFileStore {
     public static func isSaved(in directory: String, named name: String) -> Bool {
         let name = FileNameTemplate.safe(name)
         var info = stat()
-        let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
-        return fstatat(AT_FDCWD, path, &info, AT_SYMLINK_NOFOLLOW) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        return fstatat(AT_FDCWD, Self.path(of: name, in: directory), &info, AT_SYMLINK_NOFOLLOW) == 0
+            && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// The SHA-256 of `body`, lower-case hex.
@@ -139,7 +139,12 @@ public final class BodyFileStore {
     }
 
     private func path(_ name: String) -> String {
-        self.directory.hasSuffix("/") ? self.directory + name : self.directory + "/" + name
+        Self.path(of: name, in: self.directory)
+    }
+
+    /// The path of the file `name` in `directory`: the folder as given, `/`, the name.
+    public static func path(of name: String, in directory: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
     private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {

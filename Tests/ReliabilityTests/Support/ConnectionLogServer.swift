@@ -62,24 +62,7 @@ final class ConnectionLogServer {
                 }
             }
             """
-        let configurationFile = "\(directory)/nginx.conf"
-        try Data(configuration.utf8).write(to: URL(fileURLWithPath: configurationFile))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: nginx)
-        process.arguments = ["-p", directory, "-e", "\(directory)/error.log", "-c", configurationFile]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, !ports.allSatisfy(TLSServer.accepts), Date() < deadline {
-            usleep(10_000)
-        }
-        guard process.isRunning, ports.allSatisfy(TLSServer.accepts) else {
-            self.stop()
-            let log = (try? String(contentsOfFile: "\(directory)/error.log", encoding: .utf8)) ?? ""
-            throw TLSServerError("nginx did not start on \(ports): \(log)")
-        }
+        self.process = try TLSServer.launch(nginx: nginx, configuration: configuration, in: directory, ports: ports)
         // The probes above connected without a request: nothing in the log, but connection
         // numbers are used up, which is why the log is read by connection number, not counted.
     }
@@ -90,10 +73,7 @@ final class ConnectionLogServer {
 
     /// Stops nginx and waits for it; idempotent (SIGKILL: see ``TLSServer/stop()``).
     func stop() {
-        if self.process.isRunning {
-            kill(self.process.processIdentifier, SIGKILL)
-        }
-        self.process.waitUntilExit()
+        TLSServer.stop(self.process)
     }
 
     /// What one run cost the server, read from the access log lines after `skipping` earlier ones.

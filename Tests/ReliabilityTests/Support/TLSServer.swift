@@ -164,6 +164,12 @@ final class TLSServer {
                 \(servers.joined(separator: "\n"))
             }
             """
+        self.process = try Self.launch(nginx: nginx, configuration: configuration, in: directory, ports: ports)
+    }
+
+    /// Writes `configuration` into `directory`, starts nginx on it and waits until every port
+    /// accepts connections (10 s at most). - Throws: ``TLSServerError`` with nginx's error log.
+    static func launch(nginx: String, configuration: String, in directory: String, ports: [Int]) throws -> Process {
         let configurationFile = "\(directory)/nginx.conf"
         try Data(configuration.utf8).write(to: URL(fileURLWithPath: configurationFile))
         let process = Process()
@@ -173,16 +179,16 @@ final class TLSServer {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        self.process = process
         let deadline = Date().addingTimeInterval(10)
         while process.isRunning, !ports.allSatisfy(Self.accepts), Date() < deadline {
             usleep(10_000)
         }
         guard process.isRunning, ports.allSatisfy(Self.accepts) else {
-            self.stop()
+            Self.stop(process)
             let log = (try? String(contentsOfFile: "\(directory)/error.log", encoding: .utf8)) ?? ""
             throw TLSServerError("nginx did not start on \(ports): \(log)")
         }
+        return process
     }
 
     deinit {
@@ -193,10 +199,14 @@ final class TLSServer {
     /// runner's signal mask, which blocks SIGTERM; with no master process there is no worker to
     /// orphan.
     func stop() {
-        if self.process.isRunning {
-            kill(self.process.processIdentifier, SIGKILL)
+        Self.stop(self.process)
+    }
+
+    static func stop(_ process: Process) {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
         }
-        self.process.waitUntilExit()
+        process.waitUntilExit()
     }
 
     /// The access log so far, one entry per request served.
