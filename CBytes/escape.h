@@ -104,6 +104,46 @@ static inline int cbytes_escape_json_scalar(const uint8_t *in, size_t count, uin
 
 #define CBYTES_SSSE3 __attribute__((target("ssse3")))
 
+/// What each byte pair can say is wrong, by the high and low nibble of its first byte and the high
+/// nibble of its second (the lookup algorithm's three tables).
+enum {
+    CBYTES_U8_TOO_SHORT = 1 << 0, CBYTES_U8_TOO_LONG = 1 << 1, CBYTES_U8_OVERLONG_3 = 1 << 2,
+    CBYTES_U8_TOO_LARGE = 1 << 3, CBYTES_U8_SURROGATE = 1 << 4, CBYTES_U8_OVERLONG_2 = 1 << 5,
+    CBYTES_U8_TOO_LARGE_1000 = 1 << 6, CBYTES_U8_OVERLONG_4 = 1 << 6, CBYTES_U8_TWO_CONTS = 1 << 7,
+    CBYTES_U8_CARRY = CBYTES_U8_TOO_SHORT | CBYTES_U8_TOO_LONG | CBYTES_U8_TWO_CONTS,
+};
+static const uint8_t cbytes_utf8_byte1_high[16] = {
+    CBYTES_U8_TOO_LONG, CBYTES_U8_TOO_LONG, CBYTES_U8_TOO_LONG, CBYTES_U8_TOO_LONG, CBYTES_U8_TOO_LONG,
+    CBYTES_U8_TOO_LONG, CBYTES_U8_TOO_LONG, CBYTES_U8_TOO_LONG, CBYTES_U8_TWO_CONTS, CBYTES_U8_TWO_CONTS,
+    CBYTES_U8_TWO_CONTS, CBYTES_U8_TWO_CONTS, CBYTES_U8_TOO_SHORT | CBYTES_U8_OVERLONG_2,
+    CBYTES_U8_TOO_SHORT, CBYTES_U8_TOO_SHORT | CBYTES_U8_OVERLONG_3 | CBYTES_U8_SURROGATE,
+    CBYTES_U8_TOO_SHORT | CBYTES_U8_TOO_LARGE | CBYTES_U8_TOO_LARGE_1000 | CBYTES_U8_OVERLONG_4,
+};
+static const uint8_t cbytes_utf8_byte1_low[16] = {
+    CBYTES_U8_CARRY | CBYTES_U8_OVERLONG_3 | CBYTES_U8_OVERLONG_2 | CBYTES_U8_OVERLONG_4,
+    CBYTES_U8_CARRY | CBYTES_U8_OVERLONG_2, CBYTES_U8_CARRY, CBYTES_U8_CARRY,
+    CBYTES_U8_CARRY | CBYTES_U8_TOO_LARGE, CBYTES_U8_CARRY | CBYTES_U8_TOO_LARGE | CBYTES_U8_TOO_LARGE_1000,
+    CBYTES_U8_CARRY | CBYTES_U8_TOO_LARGE | CBYTES_U8_TOO_LARGE_1000,
+    CBYTES_U8_CARRY | CBYTES_U8_TOO_LARGE | CBYTES_U8_TOO_LARGE_1000,
+    CBYTES_U8_CARRY | CBYTES_U8_TOO_LARGE | CBYTES_U8_TOO_LARGE_1000,
+    CBYTES_U8_CARRY | CBYTES_U8_TOO_LARGE | CBYTES_U8_TOO_LARGE_1000,
+    CBYTES_U8_CARRY | CBYTES_U8_TOO_LARGE | CBYTES_U8_TOO_LARGE_1000,
+    CBYTES_U8_CARRY | CBYTES_U8_TOO_LARGE | CBYTES_U8_TOO_LARGE_1000,
+    CBYTES_U8_CARRY | CBYTES_U8_TOO_LARGE | CBYTES_U8_TOO_LARGE_1000,
+    CBYTES_U8_CARRY | CBYTES_U8_TOO_LARGE | CBYTES_U8_TOO_LARGE_1000 | CBYTES_U8_SURROGATE,
+    CBYTES_U8_CARRY | CBYTES_U8_TOO_LARGE | CBYTES_U8_TOO_LARGE_1000,
+    CBYTES_U8_CARRY | CBYTES_U8_TOO_LARGE | CBYTES_U8_TOO_LARGE_1000,
+};
+static const uint8_t cbytes_utf8_byte2_high[16] = {
+    CBYTES_U8_TOO_SHORT, CBYTES_U8_TOO_SHORT, CBYTES_U8_TOO_SHORT, CBYTES_U8_TOO_SHORT, CBYTES_U8_TOO_SHORT,
+    CBYTES_U8_TOO_SHORT, CBYTES_U8_TOO_SHORT, CBYTES_U8_TOO_SHORT,
+    CBYTES_U8_TOO_LONG | CBYTES_U8_OVERLONG_2 | CBYTES_U8_TWO_CONTS | CBYTES_U8_OVERLONG_3 | CBYTES_U8_TOO_LARGE_1000 | CBYTES_U8_OVERLONG_4,
+    CBYTES_U8_TOO_LONG | CBYTES_U8_OVERLONG_2 | CBYTES_U8_TWO_CONTS | CBYTES_U8_OVERLONG_3 | CBYTES_U8_TOO_LARGE,
+    CBYTES_U8_TOO_LONG | CBYTES_U8_OVERLONG_2 | CBYTES_U8_TWO_CONTS | CBYTES_U8_SURROGATE | CBYTES_U8_TOO_LARGE,
+    CBYTES_U8_TOO_LONG | CBYTES_U8_OVERLONG_2 | CBYTES_U8_TWO_CONTS | CBYTES_U8_SURROGATE | CBYTES_U8_TOO_LARGE,
+    CBYTES_U8_TOO_SHORT, CBYTES_U8_TOO_SHORT, CBYTES_U8_TOO_SHORT, CBYTES_U8_TOO_SHORT,
+};
+
 /// UTF-8 validation state across 16-byte blocks.
 typedef struct {
     __m128i error;
@@ -118,46 +158,12 @@ CBYTES_SSSE3 static inline __m128i cbytes_lookup16(__m128i index, const uint8_t 
 /// Checks one 16-byte block, given the block before it (the lookup algorithm: each byte with the
 /// one or three before it classifies every ill-formed case, with no branch per byte).
 CBYTES_SSSE3 static inline void cbytes_utf8_block(cbytes_utf8_state *state, __m128i input) {
-    enum {
-        TOO_SHORT = 1 << 0, TOO_LONG = 1 << 1, OVERLONG_3 = 1 << 2, TOO_LARGE = 1 << 3,
-        SURROGATE = 1 << 4, OVERLONG_2 = 1 << 5, TOO_LARGE_1000 = 1 << 6, OVERLONG_4 = 1 << 6,
-        TWO_CONTS = 1 << 7, CARRY = TOO_SHORT | TOO_LONG | TWO_CONTS,
-    };
-    static const uint8_t byte1_high[16] = {
-        TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG, TOO_LONG,
-        TWO_CONTS, TWO_CONTS, TWO_CONTS, TWO_CONTS,
-        TOO_SHORT | OVERLONG_2,
-        TOO_SHORT,
-        TOO_SHORT | OVERLONG_3 | SURROGATE,
-        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
-    };
-    static const uint8_t byte1_low[16] = {
-        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
-        CARRY | OVERLONG_2,
-        CARRY, CARRY,
-        CARRY | TOO_LARGE,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,
-        CARRY | TOO_LARGE | TOO_LARGE_1000, CARRY | TOO_LARGE | TOO_LARGE_1000,
-    };
-    static const uint8_t byte2_high[16] = {
-        TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-        TOO_SHORT, TOO_SHORT, TOO_SHORT, TOO_SHORT,
-    };
     const __m128i nibble = _mm_set1_epi8(0x0F);
     __m128i prev1 = _mm_alignr_epi8(input, state->previous, 15);
     __m128i special = _mm_and_si128(
-        _mm_and_si128(cbytes_lookup16(_mm_and_si128(_mm_srli_epi16(prev1, 4), nibble), byte1_high),
-                      cbytes_lookup16(_mm_and_si128(prev1, nibble), byte1_low)),
-        cbytes_lookup16(_mm_and_si128(_mm_srli_epi16(input, 4), nibble), byte2_high));
+        _mm_and_si128(cbytes_lookup16(_mm_and_si128(_mm_srli_epi16(prev1, 4), nibble), cbytes_utf8_byte1_high),
+                      cbytes_lookup16(_mm_and_si128(prev1, nibble), cbytes_utf8_byte1_low)),
+        cbytes_lookup16(_mm_and_si128(_mm_srli_epi16(input, 4), nibble), cbytes_utf8_byte2_high));
     __m128i prev2 = _mm_alignr_epi8(input, state->previous, 14);
     __m128i prev3 = _mm_alignr_epi8(input, state->previous, 13);
     // 0x80 where a byte must be a second or third continuation (after 111_____ or 1111____).
@@ -275,19 +281,42 @@ CBYTES_SSSE3 static inline int cbytes_escape_json_ssse3(const uint8_t *in, size_
     return 1;
 }
 
+#include "escape_avx512.h"
+
 #endif
+
+/// The best escaping kernel this CPU runs: 0 byte by byte, 1 SSSE3, 2 AVX-512 (BW, VBMI, VBMI2).
+static inline int cbytes_escape_json_best_kernel(void) {
+#if defined(__x86_64__)
+    static int best = -1;
+    if (best < 0) {
+        int avx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi") &&
+                     __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2");
+        best = avx512 ? 2 : __builtin_cpu_supports("ssse3") ? 1 : 0;
+    }
+    return best;
+#else
+    return 0;
+#endif
+}
+
+/// cbytes_escape_json with the given kernel, which must be at most the best one (tests compare
+/// the kernels with this).
+static inline int cbytes_escape_json_kernel(int kernel, const uint8_t *in, size_t count, uint8_t *out,
+                                            size_t capacity, size_t *written) {
+#if defined(__x86_64__)
+    if (kernel == 2) return cbytes_escape_json_avx512(in, count, out, capacity, written);
+    if (kernel == 1) return cbytes_escape_json_ssse3(in, count, out, capacity, written);
+#endif
+    return cbytes_escape_json_scalar(in, count, out, capacity, written);
+}
 
 /// Escapes `count` bytes of UTF-8 text at `in` into `out` (room for `capacity` bytes), without the
 /// surrounding quotes. Returns 1 with `*written` set when done, 0 when `out` had too little room
 /// (call again with more: `count * CBYTES_ESCAPE_MAX_EXPANSION + CBYTES_ESCAPE_SLACK` is always
 /// enough), and -1 when the text is not well-formed UTF-8 (what `out` holds is then meaningless).
 static inline int cbytes_escape_json(const uint8_t *in, size_t count, uint8_t *out, size_t capacity, size_t *written) {
-#if defined(__x86_64__)
-    static int ssse3 = -1;
-    if (ssse3 < 0) ssse3 = __builtin_cpu_supports("ssse3") ? 1 : 0;
-    if (ssse3) return cbytes_escape_json_ssse3(in, count, out, capacity, written);
-#endif
-    return cbytes_escape_json_scalar(in, count, out, capacity, written);
+    return cbytes_escape_json_kernel(cbytes_escape_json_best_kernel(), in, count, out, capacity, written);
 }
 
 #endif
