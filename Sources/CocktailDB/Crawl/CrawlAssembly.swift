@@ -44,10 +44,11 @@ enum CrawlAssembly {
         a.utf8.count != b.utf8.count ? a.utf8.count < b.utf8.count : a < b
     }
 
-    /// The facet's result from its plan and the records fetched so far, by the slots the plan
-    /// names (``FacetPlan/listedSlots``, ``FacetPlan/sweepSlots``; with `details` only).
+    /// The facet's result from its plan and the records fetched so far, by the slots its group
+    /// names (with `details` only).
     static func result(
-        for plan: FacetPlan, details: Bool, records: [DrinkRecord?], failures: [Int: CrawlFailure]
+        for plan: FacetPlan, group: SharedItemGroups<String, DrinkRecord>.Group, details: Bool,
+        records: SharedItemGroups<String, DrinkRecord>, failures: [Int: CrawlFailure]
     ) -> FacetResult {
         if let failure = plan.failure {
             return FacetResult(index: plan.index, value: plan.value, drinks: [], sweepOnly: 0, failure: failure)
@@ -55,7 +56,7 @@ enum CrawlAssembly {
         var drinks: [CrawlDrink] = []
         drinks.reserveCapacity(plan.listedIDs.count + plan.sweepOnly.count)
         if details {
-            for (id, slot) in zip(plan.listedIDs, plan.listedSlots) {
+            for (id, slot) in zip(plan.listedIDs, group.listed) {
                 guard let record = records[slot] else {
                     let failure =
                         failures[slot]
@@ -64,7 +65,7 @@ enum CrawlAssembly {
                 }
                 drinks.append(.record(record))
             }
-            for (drink, slot) in zip(plan.sweepOnly, plan.sweepSlots) {
+            for (drink, slot) in zip(plan.sweepOnly, group.held) {
                 drinks.append(.record(records[slot] ?? DrinkRecord(drink)))
             }
         } else {

@@ -46,12 +46,6 @@ struct FacetPlan {
     var listed: [DrinkSummary] = []
     var sweepOnly: [Drink] = []
     var failure: CrawlFailure?
-    /// The position in the lookup sequence after which all this facet's records are in.
-    var lastLookup = -1
-    /// With `details`: the record slot (see ``CrawlRun/emitAll(_:emit:)``) of each listed drink
-    /// and of each sweep-only drink, in their order.
-    var listedSlots: [Int] = []
-    var sweepSlots: [Int] = []
 }
 
 /// One crawl's mutable state; lives for one `crawl` call.
@@ -154,81 +148,39 @@ struct CrawlRun {
 
     /// Step 3: full records (with `details`), then every facet emitted in list order.
     ///
-    /// Each distinct drink gets a record slot when the lookups are planned, the only time its id
-    /// is hashed; records and reference counts then live in arrays by slot, so a lookup's result
-    /// costs no dictionary work however many facets list the drink.
+    /// Each facet is a group of ``SharedItemGroups``: each distinct drink is looked up once, its
+    /// record kept until the last facet that lists it is emitted, so memory stays bounded by the
+    /// lookups in flight, not by the catalogue.
     mutating func emitAll(_ plans: [FacetPlan], emit: (FacetResult) async throws -> Void) async throws {
-        var plans = plans
-        var slotOf: [String: Int] = [:]
-        slotOf.reserveCapacity(plans.reduce(0) { $0 + $1.listedIDs.count + $1.sweepOnly.count })
-        // By slot: the record (a lookup's, or a sweep-only drink's own); how many facets still
-        // need it, so records are dropped once emitted everywhere and memory stays bounded by the
-        // lookups in flight, not by the catalogue; and the drink's position in the lookup sequence
-        // (-1: none, a sweep-only record).
-        var records: [DrinkRecord?] = []
-        var references: [Int] = []
-        var lookupOfSlot: [Int] = []
+        var groups = SharedItemGroups<String, DrinkRecord>(
+            expectedSlots: plans.reduce(0) { $0 + $1.listedIDs.count + $1.sweepOnly.count })
+        for plan in plans {
+            if self.options.details && plan.failure == nil {
+                groups.addGroup(holding: plan.sweepOnly.map(\.id), listing: plan.listedIDs) {
+                    DrinkRecord(plan.sweepOnly[$0])
+                }
+            } else {
+                groups.addEmptyGroup()
+            }
+        }
+        groups.finishPlanning()
         var failures: [Int: CrawlFailure] = [:]
-        // By lookup: the drink's id and slot.
-        var lookupIDs: [String] = []
-        var lookupSlots: [Int] = []
-        func slot(_ id: String) -> (slot: Int, isNew: Bool) {
-            if let slot = slotOf[id] {
-                return (slot, false)
-            }
-            let slot = records.count
-            slotOf[id] = slot
-            records.append(nil)
-            references.append(0)
-            lookupOfSlot.append(-1)
-            return (slot, true)
-        }
-        if self.options.details {
-            for position in plans.indices where plans[position].failure == nil {
-                for sweepDrink in plans[position].sweepOnly {
-                    let (slot, _) = slot(sweepDrink.id)
-                    if records[slot] == nil {
-                        records[slot] = DrinkRecord(sweepDrink)
-                    }
-                    references[slot] += 1
-                    plans[position].sweepSlots.append(slot)
-                }
-                plans[position].listedSlots.reserveCapacity(plans[position].listedIDs.count)
-                for id in plans[position].listedIDs {
-                    let (slot, isNew) = slot(id)
-                    references[slot] += 1
-                    plans[position].listedSlots.append(slot)
-                    if isNew {
-                        lookupOfSlot[slot] = lookupIDs.count
-                        lookupIDs.append(id)
-                        lookupSlots.append(slot)
-                    }
-                    plans[position].lastLookup = max(plans[position].lastLookup, lookupOfSlot[slot])
-                }
-            }
-        }
-        slotOf = [:]
         var nextFacet = 0
         func emitReady(upTo received: Int, _ run: inout CrawlRun) async throws {
-            while nextFacet < plans.count && plans[nextFacet].lastLookup <= received {
-                let plan = plans[nextFacet]
+            while nextFacet < plans.count && groups.lastLookup(of: nextFacet) <= received {
                 let result = CrawlAssembly.result(
-                    for: plan, details: run.options.details, records: records, failures: failures)
+                    for: plans[nextFacet], group: groups.groups[nextFacet], details: run.options.details,
+                    records: groups, failures: failures)
                 run.record(result)
                 try await emit(result)
+                if plans[nextFacet].failure == nil {
+                    groups.release(nextFacet)
+                }
                 nextFacet += 1
-                guard plan.failure == nil else {
-                    continue
-                }
-                for slot in plan.listedSlots + plan.sweepSlots {
-                    references[slot] -= 1
-                    if references[slot] == 0 {
-                        records[slot] = nil
-                    }
-                }
             }
         }
         try await emitReady(upTo: -1, &self)
+        let lookupIDs = groups.lookups
         guard !lookupIDs.isEmpty else {
             return
         }
@@ -239,7 +191,6 @@ struct CrawlRun {
         for await result in self.engine.orderedResults(for: requests) {
             self.account(result)
             let id = lookupIDs[result.index]
-            let slot = lookupSlots[result.index]
             do throws(FetchError) {
                 let found = try CocktailDBClient.records(
                     from: try result.outcome.get(), endpoint: .lookup(drink: id), buffers: &readerBuffers)
@@ -247,9 +198,9 @@ struct CrawlRun {
                     throw FetchError(
                         kind: .notFound, message: "drink \(id) is listed but lookup.php has no record of it")
                 }
-                records[slot] = record
+                groups.store(record, forLookup: result.index)
             } catch {
-                failures[slot] = CrawlFailure(
+                failures[groups.slot(ofLookup: result.index)] = CrawlFailure(
                     error, url: api.redacted(result.request.url), attempts: result.attempts)
             }
             try await emitReady(upTo: result.index, &self)
