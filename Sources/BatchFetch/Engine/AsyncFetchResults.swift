@@ -1,5 +1,3 @@
-import DequeModule
-
 /// The results of a batch whose requests come from an `AsyncSequence`, such as lines arriving on
 /// a pipe: results flow while the input is still being produced.
 ///
@@ -24,11 +22,8 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
         private let batch: BatchGuard
         private let credits: Credits
         private let feederGuard: FeederGuard
-        private var received = 0
-        private var ready = Deque<FetchResult>()
-        private var order: ResultOrder?
-        /// The engine's cache, if any: completes the results of requests it let through.
-        private let cache: HTTPCache?
+        private var receivedCount = 0
+        private var received: ReceivedResults
 
         init(engine: Engine, input: Input, orderWindow: Int?) {
             let batch = BatchGuard(core: engine.core)
@@ -40,13 +35,11 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
             let maxURLLength = engine.configuration.maxURLLength
             self.batch = batch
             self.credits = credits
-            let budget = engine.configuration.reorderBufferBytes
-            self.order = orderWindow.map { ResultOrder(window: $0, byteBudget: budget) }
-            if let order = self.order {
+            self.received = ReceivedResults(engine: engine, orderWindow: orderWindow)
+            if let order = self.received.order {
                 credits.gate(limit: order.limit, paused: false)
             }
             let cache = engine.cache
-            self.cache = cache
             let feeder = Task {
                 var index = 0
                 do {
@@ -55,12 +48,8 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
                             break
                         }
                         if let error = request.validate(maxURLLength: maxURLLength) {
-                            // With a cache it counts as a miss: the cache never sees it.
-                            cache?.countBypass()
                             sink.deliver([
-                                FetchResult(
-                                    index: index, request: request, outcome: .failure(error), attempts: 0,
-                                    cache: cache == nil ? nil : .miss)
+                                ReceivedResults.refusal(of: request, index: index, error: error, cache: cache)
                             ])
                         } else {
                             let submission = EngineCore.Submission(
@@ -80,36 +69,29 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
 
         /// How many results ``next()`` can return without waiting; a writer flushes its output when
         /// this is 0, so records reach a pipe promptly without a write per record.
-        public var readyCount: Int { self.ready.count }
+        public var readyCount: Int { self.received.ready.count }
 
         public mutating func next() async -> FetchResult? {
             while true {
-                if let result = self.ready.popFirst() {
+                if let result = self.received.popFirst() {
                     return result
                 }
-                if let total = self.batch.sink.inputTotal, self.received >= total {
+                if let total = self.batch.sink.inputTotal, self.receivedCount >= total {
                     self.batch.finished = true
                     return nil
                 }
-                var results = await self.batch.sink.take()
+                let results = await self.batch.sink.take()
                 if Task.isCancelled {
                     self.batch.cancel()
                     self.feederGuard.stop()
                     return nil
                 }
-                if let cache = self.cache {
-                    results = cache.complete(results)
-                }
-                self.received += results.count
-                guard self.order != nil else {
-                    self.credits.release(results.count)
-                    self.ready.append(contentsOf: results)
-                    continue
-                }
-                // Mutated through the optional in place: a copy would copy the reorder slots.
-                self.ready.append(contentsOf: self.order?.insert(results) ?? [])
-                if let order = self.order {
+                self.receivedCount += results.count
+                self.received.receive(results)
+                if let order = self.received.order {
                     self.credits.gate(limit: order.limit, paused: order.isOverBudget, releasing: results.count)
+                } else {
+                    self.credits.release(results.count)
                 }
             }
         }

@@ -1,5 +1,3 @@
-import DequeModule
-
 /// The results of one batch, in completion order or in input order, as an `AsyncSequence`.
 ///
 /// Iterating it drives the batch: requests are read from the input only as the consumer takes
@@ -31,7 +29,7 @@ public struct FetchResults<Requests: Sequence<Request>>: AsyncSequence {
 
         /// How many results ``next()`` can return without waiting; a writer flushes its output when
         /// this is 0, so records reach a pipe promptly without a write per record.
-        public var readyCount: Int { self.base.ready.count }
+        public var readyCount: Int { self.base.received.ready.count }
 
         public mutating func next() async -> FetchResult? {
             await self.base.next()
@@ -60,16 +58,11 @@ struct BatchIterator {
     private var nextIndex = 0
     /// Submitted to the engine and not yet received back.
     private var outstanding = 0
-    private(set) var ready = Deque<FetchResult>()
-    private var order: ResultOrder?
-    /// The engine's cache, if any: the engine thread answers from it (see ``EngineLoop``), the
-    /// iterator completes the results of what it let through and counts the requests refused
-    /// before they reach it.
-    private let cache: HTTPCache?
+    private(set) var received: ReceivedResults
 
     init(engine: Engine, orderWindow: Int?, input: @escaping () -> Request?) {
         let budget = engine.configuration.reorderBufferBytes
-        self.order = orderWindow.map { ResultOrder(window: $0, byteBudget: budget) }
+        self.received = ReceivedResults(engine: engine, orderWindow: orderWindow)
         self.core = engine.core
         self.maxURLLength = engine.configuration.maxURLLength
         self.readAhead = engine.configuration.effectiveReadAhead
@@ -80,20 +73,18 @@ struct BatchIterator {
         self.refillThreshold = Swift.max(1, self.readAhead / 8)
         self.batch = BatchGuard(core: engine.core)
         self.input = input
-        self.cache = engine.cache
     }
 
     mutating func next() async -> FetchResult? {
         while true {
             self.refill()
-            if let result = self.ready.popFirst() {
+            if let result = self.received.popFirst() {
                 return result
             }
             if self.outstanding == 0 {
                 // Every result was received and every gap filled, or input order lost one.
-                precondition(
-                    (self.order?.pending ?? 0) == 0,
-                    "input order lost results: \(self.order?.pending ?? 0) waiting with nothing outstanding")
+                let pending = self.received.order?.pending ?? 0
+                precondition(pending == 0, "input order lost results: \(pending) waiting with nothing outstanding")
                 self.batch.finished = true
                 return nil
             }
@@ -102,7 +93,7 @@ struct BatchIterator {
                 self.batch.cancel()
                 self.outstanding = 0
                 self.inputExhausted = true
-                self.ready.removeAll()
+                self.received.removeAll()
                 return nil
             }
             self.outstanding -= results.count
@@ -112,15 +103,7 @@ struct BatchIterator {
                     self.bodies += 1
                 }
             }
-            self.accept(self.cache?.complete(results) ?? results)
-        }
-    }
-
-    private mutating func accept(_ results: [FetchResult]) {
-        if self.order == nil {
-            self.ready.append(contentsOf: results)
-        } else if let ready = self.order?.insert(results) {
-            self.ready.append(contentsOf: ready)
+            self.received.receive(results)
         }
     }
 
@@ -143,10 +126,11 @@ struct BatchIterator {
 
     private mutating func refill() {
         var room = self.currentReadAhead - self.outstanding
-        if let order = self.order {
+        if let order = self.received.order {
             room = order.isOverBudget ? 0 : Swift.min(room, order.limit - self.nextIndex)
         }
-        guard !self.inputExhausted, room >= self.refillThreshold || (self.outstanding == 0 && self.ready.isEmpty)
+        guard !self.inputExhausted,
+            room >= self.refillThreshold || (self.outstanding == 0 && self.received.ready.isEmpty)
         else {
             return
         }
@@ -163,13 +147,9 @@ struct BatchIterator {
             let index = self.nextIndex
             self.nextIndex += 1
             if let error = request.validate(maxURLLength: self.maxURLLength) {
-                // Through `accept`, so in input order it waits its turn like any other result.
-                // With a cache it counts as a miss: the cache never sees it.
-                self.cache?.countBypass()
-                self.accept([
-                    FetchResult(
-                        index: index, request: request, outcome: .failure(error), attempts: 0,
-                        cache: self.cache == nil ? nil : .miss)
+                // In input order it waits its turn like any other result.
+                self.received.insert([
+                    ReceivedResults.refusal(of: request, index: index, error: error, cache: self.received.cache)
                 ])
             } else {
                 submissions.append(

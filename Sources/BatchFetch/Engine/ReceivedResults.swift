@@ -1,0 +1,54 @@
+import DequeModule
+
+/// What a batch iterator has received from the engine and not yet handed out, the one home of
+/// the steps every batch takes between the engine and its consumer: results of requests the
+/// cache let through are completed (stored, revalidated, counted), put back into input order
+/// when the batch asks for it (``ResultOrder``), and queued.
+///
+/// Both iterators (``FetchResults`` over a sequence, ``AsyncFetchResults`` over an async input)
+/// keep one; only how requests reach the engine differs between them.
+struct ReceivedResults {
+    /// Results ready to be handed out, in the batch's order.
+    private(set) var ready = Deque<FetchResult>()
+    /// Input order; `nil` for completion order.
+    private(set) var order: ResultOrder?
+    /// The engine's cache, if any: the engine thread answers from it (see ``EngineLoop``); the
+    /// results of the requests it let through are completed here.
+    let cache: HTTPCache?
+
+    init(engine: Engine, orderWindow: Int?) {
+        self.order = orderWindow.map { ResultOrder(window: $0, byteBudget: engine.configuration.reorderBufferBytes) }
+        self.cache = engine.cache
+    }
+
+    /// Takes results from the engine, in any order.
+    mutating func receive(_ results: [FetchResult]) {
+        self.insert(self.cache?.complete(results) ?? results)
+    }
+
+    /// Queues results that need no cache completion, in their turn.
+    mutating func insert(_ results: [FetchResult]) {
+        if self.order == nil {
+            self.ready.append(contentsOf: results)
+        } else {
+            // Mutated through the optional in place: a copy would copy the reorder slots.
+            self.ready.append(contentsOf: self.order?.insert(results) ?? [])
+        }
+    }
+
+    mutating func popFirst() -> FetchResult? {
+        self.ready.popFirst()
+    }
+
+    mutating func removeAll() {
+        self.ready.removeAll()
+    }
+
+    /// The result of a request refused before it reached the engine (an invalid URL). With a
+    /// cache it counts as a miss: the cache never sees it.
+    static func refusal(of request: Request, index: Int, error: FetchError, cache: HTTPCache?) -> FetchResult {
+        cache?.countBypass()
+        return FetchResult(
+            index: index, request: request, outcome: .failure(error), attempts: 0, cache: cache == nil ? nil : .miss)
+    }
+}
