@@ -2,19 +2,45 @@
 //
 // Why this shim exists: saved bodies are named and checked by their SHA-256, at download speed;
 // libcrypto's implementation uses the CPU's SHA extensions where they exist (several GB/s), which
-// a hand-written one would not. One `static inline` function, prefixed `ccrypto_`, over the EVP
-// one-shot digest (OpenSSL 3 deprecates the SHA256_* calls).
+// a hand-written one would not. `static inline` functions, prefixed `ccrypto_`: the EVP one-shot
+// digest for a body in memory, and the SHA256_* context calls for a body hashed as it streams to a
+// file. OpenSSL 3 deprecates those calls, but they run the same block function as EVP without its
+// per-digest method lookup and allocation, and keep their state in a plain struct the caller owns
+// (one per easy handle, reused); the deprecation warnings are silenced here only.
 #ifndef CCRYPTO_SHIM_H
 #define CCRYPTO_SHIM_H
 
+#ifndef OPENSSL_SUPPRESS_DEPRECATED
+#define OPENSSL_SUPPRESS_DEPRECATED
+#endif
+
 #include <stddef.h>
 #include <openssl/evp.h>
+#include <openssl/sha.h>
 
 /// Writes the SHA-256 of `count` bytes at `data` into `digest` (32 bytes). Returns 1, or 0 when
 /// libcrypto failed (out of memory).
 static inline int ccrypto_sha256(const void *data, size_t count, unsigned char *digest) {
     unsigned int length = 0;
     return EVP_Digest(data, count, digest, &length, EVP_sha256(), NULL) == 1 && length == 32;
+}
+
+/// The state of a SHA-256 in progress, owned by the caller.
+typedef SHA256_CTX ccrypto_sha256_state;
+
+/// Starts a SHA-256 in `state`. Returns 1.
+static inline int ccrypto_sha256_start(ccrypto_sha256_state *state) {
+    return SHA256_Init(state);
+}
+
+/// Adds `count` bytes at `data` to the SHA-256 in `state`. Returns 1.
+static inline int ccrypto_sha256_add(ccrypto_sha256_state *state, const void *data, size_t count) {
+    return SHA256_Update(state, data, count);
+}
+
+/// Finishes the SHA-256 in `state` into `digest` (32 bytes). Returns 1.
+static inline int ccrypto_sha256_finish(ccrypto_sha256_state *state, unsigned char *digest) {
+    return SHA256_Final(digest, state);
 }
 
 #endif
