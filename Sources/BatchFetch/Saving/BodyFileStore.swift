@@ -7,13 +7,13 @@ import Foundation
 
 /// Saves response bodies as files in one folder, each under a name from a ``FileNameTemplate``.
 ///
-/// A body is written to a temporary file in the folder (`.batchfetch-PID-N.partial`, created
-/// exclusively and never through a symbolic link) and renamed to its final name only once all of
-/// it is written, so a kill, a full disk or a failed write never leaves a partial file under a
-/// final name: a final name holds a whole body or nothing. Names are made by the template from the
-/// URL and index, never taken from the server as they are, and hold no `/`, so every file lands
-/// directly in the folder. Renaming replaces what the name held, a symbolic link included (the
-/// link, not what it points to).
+/// A body is written to a temporary file in the folder (see ``BodyFolder``) and renamed to its
+/// final name only once all of it is written, so a kill, a full disk or a failed write never
+/// leaves a partial file under a final name: a final name holds a whole body or nothing. A body
+/// the engine streamed to a file (``SpooledBody``) is only renamed here. Names are made by the
+/// template from the URL and index, never taken from the server as they are, and hold no `/`, so
+/// every file lands directly in the folder. Renaming replaces what the name held, a symbolic link
+/// included (the link, not what it points to).
 ///
 /// Threading: one thread at a time (the consumer of a batch's results).
 public final class BodyFileStore {
@@ -27,30 +27,20 @@ public final class BodyFileStore {
         public let bytes: Int
     }
 
-    public let directory: String
+    /// The folder; give it to ``Engine/Configuration/bodyFolder`` to have bodies streamed there.
+    public let folder: BodyFolder
     public let template: FileNameTemplate
-    private let directoryDescriptor: Int32
-    private var temporaries = 0
     /// Names written in this run and by which record, to refuse a second body under one name.
     private var written: [String: Int] = [:]
+
+    /// The folder's path as given.
+    public var directory: String { self.folder.path }
 
     /// Opens (creating it if needed) the folder bodies are saved in.
     /// - Throws: ``FetchError/Kind/invalidConfiguration`` when it cannot be created or opened.
     public init(directory: String, template: FileNameTemplate = .standard) throws(FetchError) {
-        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
-            throw Self.failure(.invalidConfiguration, "cannot create the folder \(directory)")
-        }
-        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw Self.failure(.invalidConfiguration, "cannot open the folder \(directory)")
-        }
-        self.directory = directory
+        self.folder = try BodyFolder(path: directory)
         self.template = template
-        self.directoryDescriptor = descriptor
-    }
-
-    deinit {
-        close(self.directoryDescriptor)
     }
 
     /// Writes `body` (the result of record `index`, fetched from `url`) under its name.
@@ -59,16 +49,21 @@ public final class BodyFileStore {
     ///   `{sha256}` name is no conflict).
     public func save(_ body: Data, index: Int, url: String) throws(FetchError) -> Saved {
         let digest = Self.sha256(body)
-        let name = self.template.name(index: index, url: url, sha256: digest)
-        if let earlier = self.written[name], earlier != index, !self.template.dependsOnContent {
-            throw FetchError(
-                kind: .fileWrite,
-                message: "the file name '\(name)' was already written for record \(earlier); "
-                    + "use a template with {index} or {sha256} to tell them apart")
-        }
+        let name = try self.claim(index: index, url: url, sha256: digest)
         let saved = try self.save(body, named: name, sha256: digest)
         self.written[name] = index
         return saved
+    }
+
+    /// Names `body`, streamed to a file by the engine for record `index` of `url`, as
+    /// ``save(_:index:url:)`` names a body in memory.
+    /// - Throws: ``FetchError/Kind/fileWrite`` when it cannot be renamed (or copied, for the
+    ///   second record of one transfer), or when another record's body took its name.
+    public func save(_ body: SpooledBody, index: Int, url: String) throws(FetchError) -> Saved {
+        let name = try self.claim(index: index, url: url, sha256: body.sha256)
+        try body.name(name)
+        self.written[name] = index
+        return Saved(path: self.folder.path(of: name), sha256: body.sha256, bytes: body.bytes)
     }
 
     /// Writes `body` under `name`, made safe as template names are (see ``FileNameTemplate``).
@@ -77,27 +72,32 @@ public final class BodyFileStore {
         try self.save(body, named: FileNameTemplate.safe(name), sha256: Self.sha256(body))
     }
 
+    /// The name of record `index`'s body. - Throws: ``FetchError/Kind/fileWrite`` when another
+    /// record's body took it in this run.
+    private func claim(index: Int, url: String, sha256 digest: String) throws(FetchError) -> String {
+        let name = self.template.name(index: index, url: url, sha256: digest)
+        if let earlier = self.written[name], earlier != index, !self.template.dependsOnContent {
+            throw FetchError(
+                kind: .fileWrite,
+                message: "the file name '\(name)' was already written for record \(earlier); "
+                    + "use a template with {index} or {sha256} to tell them apart")
+        }
+        return name
+    }
+
     private func save(_ body: Data, named name: String, sha256 digest: String) throws(FetchError) -> Saved {
-        self.temporaries += 1
-        let temporary = ".batchfetch-\(getpid())-\(self.temporaries).partial"
-        let descriptor = openat(
-            self.directoryDescriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw Self.failure(.fileWrite, "cannot create a file in \(self.directory)")
+        guard let (descriptor, temporary) = self.folder.createTemporary() else {
+            throw BodyFolder.failure(.fileWrite, "cannot create a file in \(self.directory)")
         }
         let complete = body.withUnsafeBytes { Self.writeAll($0, to: descriptor) }
         let closed = close(descriptor) == 0
         guard complete && closed else {
-            let error = Self.failure(.fileWrite, "cannot write \(self.path(name))")
-            unlinkat(self.directoryDescriptor, temporary, 0)
+            let error = BodyFolder.failure(.fileWrite, "cannot write \(self.folder.path(of: name))")
+            self.folder.remove(temporary)
             throw error
         }
-        guard renameat(self.directoryDescriptor, temporary, self.directoryDescriptor, name) == 0 else {
-            let error = Self.failure(.fileWrite, "cannot rename the finished file to \(self.path(name))")
-            unlinkat(self.directoryDescriptor, temporary, 0)
-            throw error
-        }
-        return Saved(path: self.path(name), sha256: digest, bytes: body.count)
+        try self.folder.rename(temporary, to: name)
+        return Saved(path: self.folder.path(of: name), sha256: digest, bytes: body.count)
     }
 
     /// Whether an earlier run saved record `index` of `url` in `directory`: its name is there as a
@@ -128,6 +128,11 @@ public final class BodyFileStore {
         guard ok == 1 else {
             return ""
         }
+        return Self.hex(digest)
+    }
+
+    /// A digest in lower-case hex.
+    static func hex(_ digest: [UInt8]) -> String {
         let hex: [UInt8] = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(64)
@@ -138,16 +143,12 @@ public final class BodyFileStore {
         return String(decoding: text, as: UTF8.self)
     }
 
-    private func path(_ name: String) -> String {
-        Self.path(of: name, in: self.directory)
-    }
-
     /// The path of the file `name` in `directory`: the folder as given, `/`, the name.
     public static func path(of name: String, in directory: String) -> String {
         directory.hasSuffix("/") ? directory + name : directory + "/" + name
     }
 
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
         guard let base = bytes.baseAddress else {
             return true
         }
@@ -163,9 +164,5 @@ public final class BodyFileStore {
             offset += wrote
         }
         return true
-    }
-
-    private static func failure(_ kind: FetchError.Kind, _ what: String) -> FetchError {
-        FetchError(kind: kind, message: "\(what): \(String(cString: strerror(errno)))")
     }
 }
