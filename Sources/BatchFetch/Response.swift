@@ -12,6 +12,10 @@ public struct Response: Sendable {
     /// The body, decompressed, in one contiguous buffer; empty when the engine was told not to
     /// keep bodies (``Engine/Configuration/keepsBodies``).
     public let body: Data
+    /// The body, saved to a temporary file as it arrived, when the engine saves bodies to files
+    /// (``Engine/Configuration/bodyFolder``); ``body`` is empty then. `nil` otherwise, and when
+    /// there was no body byte.
+    public let spooledBody: SpooledBody?
     /// How many body bytes arrived (decompressed), whether kept in ``body`` or not.
     public let bodyByteCount: Int
     /// The URL the body came from: the request's URL, or the last one after redirects.
@@ -33,6 +37,7 @@ public struct Response: Sendable {
         status: Int,
         headers: HTTPHeaders,
         body: Data,
+        spooledBody: SpooledBody? = nil,
         bodyByteCount: Int? = nil,
         effectiveURL: String,
         attempts: Int = 1,
@@ -43,7 +48,8 @@ public struct Response: Sendable {
         self.status = status
         self.headers = headers
         self.body = body
-        self.bodyByteCount = bodyByteCount ?? body.count
+        self.spooledBody = spooledBody
+        self.bodyByteCount = bodyByteCount ?? body.count + (spooledBody?.bytes ?? 0)
         self.effectiveURL = effectiveURL
         self.attempts = attempts
         self.timings = timings

@@ -69,7 +69,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "Fetch only shard K of N (0 ≤ K < N), by a stable hash of each URL; records keep their global index.")
     var shard: Shard?
 
-    @Option(help: "Body bytes accepted per response (default 64 MiB).")
+    @Option(help: "Body bytes accepted per response (default 64 MiB; 8 GiB saved with --save-dir, without --cache).")
     var maxBody: Int?
 
     @OptionGroup var cache: CacheOptions
@@ -115,7 +115,7 @@ struct FetchCommand: AsyncParsableCommand {
         return fields
     }
 
-    private func configuration() throws -> Engine.Configuration {
+    private func configuration(files: BodyFileStore?) throws -> Engine.Configuration {
         var configuration = self.engine.configuration()
         configuration.headers = try self.headerFields()
         if let agent = self.userAgent {
@@ -127,8 +127,11 @@ struct FetchCommand: AsyncParsableCommand {
         }
         if let maxBody = self.maxBody {
             configuration.maxBodyBytes = maxBody
+            configuration.maxSavedBodyBytes = maxBody
         }
         configuration.cache = self.cache.configuration()
+        // Bodies stream into their files as they arrive, none held whole in memory.
+        configuration.bodyFolder = files?.folder
         // Records without bodies need only their size: libcurl's bytes are counted, not copied.
         configuration.keepsBodies = self.body != .none || self.contentPath != nil
         return configuration
@@ -143,7 +146,7 @@ struct FetchCommand: AsyncParsableCommand {
             skip = { index, url in BodyFileStore.isSaved(in: directory, template: template, index: index, url: url) }
         }
         let source = try FetchInput.open(urls: self.urls, path: self.input, shard: self.shard, skip: skip)
-        let configuration = try self.configuration()
+        let configuration = try self.configuration(files: files)
         let sink: FileHandleOutput
         if let path = self.output {
             guard let file = FileHandleOutput(path: path) else {

@@ -81,7 +81,11 @@ struct RecordWriter {
         var saved: BodyFileStore.Saved?
         if let files = self.files, failure == nil {
             do throws(FetchError) {
-                saved = try files.save(response.body, index: index, url: result.request.url)
+                if let spooled = response.spooledBody {
+                    saved = try files.save(spooled, index: index, url: result.request.url)
+                } else {
+                    saved = try files.save(response.body, index: index, url: result.request.url)
+                }
             } catch {
                 failure = error
             }

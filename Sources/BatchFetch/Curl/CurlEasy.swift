@@ -59,8 +59,9 @@ final class CurlEasy {
         self.receiver = .allocate(capacity: 1)
         self.receiver.initialize(
             to: CurlReceiver(
-                handle: handle, maxBodyBytes: configuration.maxBodyBytes,
-                keepsBody: configuration.keepsBodies || configuration.cache != nil))
+                handle: handle, maxBodyBytes: configuration.effectiveMaxBodyBytes,
+                keepsBody: configuration.keepsBodies || configuration.cache != nil,
+                spool: configuration.spoolFolder.map { BodySpool(folder: $0) }))
         self.setStaticOptions()
     }
 
@@ -111,7 +112,7 @@ final class CurlEasy {
             _ = ccurl_easy_setopt_long(
                 h, CURLOPT_LOW_SPEED_TIME, Swift.max(1, Self.milliseconds(lowSpeed.duration) / 1000))
         }
-        _ = ccurl_easy_setopt_off_t(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(c.maxBodyBytes))
+        _ = ccurl_easy_setopt_off_t(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(c.effectiveMaxBodyBytes))
         switch c.httpVersion {
         case .http1_1:
             _ = ccurl_easy_setopt_long(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
@@ -246,11 +247,14 @@ final class CurlEasy {
                         FetchError(
                             kind: .tooLarge,
                             message:
-                                "body larger than the configured maximum of \(self.configuration.maxBodyBytes) bytes; "
-                                + "raise it with --max-body"
+                                "body larger than the configured maximum of "
+                                + "\(self.configuration.effectiveMaxBodyBytes) bytes; raise it with --max-body"
                         )),
                     nil
                 )
+            }
+            if let spool = self.receiver.pointee.spool, spool.failure != 0 {
+                return (.failure(spool.writeError), nil)
             }
             if self.receiver.pointee.outOfMemory {
                 return (.failure(FetchError(kind: .other, message: "out of memory receiving the response")), nil)
@@ -286,12 +290,19 @@ final class CurlEasy {
         let headers = HTTPHeaders(raw: Array(self.receiver.pointee.headers.buffer))
         let retryAfter =
             (status == 429 || status == 503 || status >= 300 && status < 400) ? headers["retry-after"] : nil
+        let spooled: SpooledBody?
+        do throws(FetchError) {
+            spooled = try self.receiver.pointee.finishSpool()
+        } catch {
+            return (.failure(error), nil)
+        }
         let body = self.receiver.pointee.takeBody()
         let response = Response(
             status: status,
             headers: headers,
             body: body,
-            bodyByteCount: body.count + self.receiver.pointee.discardedBytes,
+            spooledBody: spooled,
+            bodyByteCount: body.count + self.receiver.pointee.discardedBytes + (spooled?.bytes ?? 0),
             effectiveURL: effectiveURL,
             attempts: self.transfer?.attempts ?? 1,
             timings: timings,

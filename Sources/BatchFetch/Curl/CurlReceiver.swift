@@ -24,12 +24,16 @@ struct CurlReceiver {
     private let keepsBody: Bool
     /// Body bytes counted and dropped (see ``Engine/Configuration/keepsBodies``).
     private(set) var discardedBytes = 0
+    /// Where bodies go instead of ``body`` when they are saved to files
+    /// (``Engine/Configuration/bodyFolder``).
+    private(set) var spool: BodySpool?
     private let handle: UnsafeMutableRawPointer
 
-    init(handle: UnsafeMutableRawPointer, maxBodyBytes: Int, keepsBody: Bool = true) {
+    init(handle: UnsafeMutableRawPointer, maxBodyBytes: Int, keepsBody: Bool = true, spool: BodySpool? = nil) {
         self.handle = handle
         self.maxBodyBytes = maxBodyBytes
         self.keepsBody = keepsBody
+        self.spool = spool
     }
 
     /// One header line as libcurl delivers it, CRLF included. - Returns: `count`, or 0 to stop.
@@ -52,6 +56,9 @@ struct CurlReceiver {
 
     /// Body bytes. - Returns: `count`, or 0 to stop the transfer (too large, out of memory).
     mutating func receiveBody(_ data: UnsafeRawPointer, count: Int) -> Int {
+        if self.spool != nil {
+            return self.spoolBody(data, count: count)
+        }
         guard self.keepsBody else {
             // Counted against the same limit, so a record says the same with or without its body.
             self.discardedBytes += count
@@ -80,6 +87,20 @@ struct CurlReceiver {
         return count
     }
 
+    private mutating func spoolBody(_ data: UnsafeRawPointer, count: Int) -> Int {
+        guard let received = self.spool?.count, received + count <= self.maxBodyBytes else {
+            self.bodyExceededLimit = true
+            return 0
+        }
+        return self.spool?.append(data, count: count) == true ? count : 0
+    }
+
+    /// The spooled body, its file closed and waiting for a name; `nil` when no byte came or bodies
+    /// are not spooled. - Throws: ``FetchError/Kind/fileWrite`` when its last bytes could not be written.
+    mutating func finishSpool() throws(FetchError) -> SpooledBody? {
+        try self.spool?.finish()
+    }
+
     /// The body as `Data`, which takes over its memory; the receiver starts an empty one.
     mutating func takeBody() -> Data {
         self.body.takeData()
@@ -90,6 +111,7 @@ struct CurlReceiver {
     mutating func reset() {
         self.headers.removeAll()
         self.body.deallocate()
+        self.spool?.discard()
         self.bodySized = false
         self.bodyExceededLimit = false
         self.outOfMemory = false
@@ -100,6 +122,7 @@ struct CurlReceiver {
     mutating func deallocate() {
         self.headers.deallocate()
         self.body.deallocate()
+        self.spool?.deallocate()
     }
 }
 

@@ -23,6 +23,10 @@ extension Engine {
         /// The largest body accepted; larger ones fail with ``FetchError/Kind/tooLarge``. Enforced
         /// on the decoded bytes as they arrive, so a compressed body cannot expand past it.
         public var maxBodyBytes: Int = 64 << 20
+        /// The largest body accepted when bodies are saved to files (``bodyFolder``), where no
+        /// body is held in memory: bounded, so that a server that never ends a body cannot fill the
+        /// disk with it, and large enough for disk images and archives.
+        public var maxSavedBodyBytes: Int = 8 << 30
         /// The HTTP version to ask for.
         public var httpVersion: HTTPVersionPreference = .http1_1
         /// The `Accept-Encoding` to send: `""` asks for every encoding libcurl can decode
@@ -92,8 +96,24 @@ extension Engine {
         /// and every result's ``FetchResult/cache`` is `nil`.
         public var cache: HTTPCacheConfiguration? = nil
 
+        /// A folder to save bodies in: each body streams into a temporary file there as it
+        /// arrives, hashed on the way, and comes as ``Response/spooledBody`` (``Response/body``
+        /// empty), held to ``maxSavedBodyBytes``; ``BodyFileStore`` gives it its name. `nil` (the
+        /// default) keeps bodies in memory. Ignored with a ``cache``, which stores bodies.
+        public var bodyFolder: BodyFolder? = nil
+
         /// The default configuration.
         public init() {}
+
+        /// The folder bodies stream into, when they do.
+        var spoolFolder: BodyFolder? {
+            self.cache == nil ? self.bodyFolder : nil
+        }
+
+        /// The body limit that applies: ``maxSavedBodyBytes`` when bodies go to files.
+        var effectiveMaxBodyBytes: Int {
+            self.spoolFolder == nil ? self.maxBodyBytes : self.maxSavedBodyBytes
+        }
 
         var effectiveReadAhead: Int {
             max(self.readAhead ?? 4 * self.maxInFlight, 1)

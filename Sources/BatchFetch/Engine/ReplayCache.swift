@@ -28,6 +28,11 @@ struct ReplayCache {
         if case .failure(let error) = outcome, error.kind == .cancelled {
             return
         }
+        // A body in a file is not replayed: the cache would keep the temporaries of bodies nobody
+        // names (a 404's) alive, on disk, until it evicts them.
+        if case .success(let response) = outcome, response.spooledBody != nil {
+            return
+        }
         let bodyBytes = (try? outcome.get().body.count) ?? 0
         let cost = bodyBytes + request.request.url.utf8.count + 256
         guard cost <= self.limit else {
