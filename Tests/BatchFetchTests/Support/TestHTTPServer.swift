@@ -196,19 +196,24 @@ private final class TestHTTPHandler: ChannelInboundHandler {
         case "/binary":
             // Every byte value, so never valid UTF-8: what a JPEG or a ZIP looks like to a text decoder.
             let count = Int(query["n"] ?? "") ?? 1000
-            let seed = UInt8(truncatingIfNeeded: Int(query["seed"] ?? "") ?? 0)
-            let body = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) }
-            context.write(
-                self.wrapOutboundOut(
-                    .head(
-                        HTTPResponseHead(
-                            version: .http1_1, status: .ok,
-                            headers: NIOHTTP1.HTTPHeaders([
-                                ("Content-Type", query["type"] ?? "image/jpeg"), ("Content-Length", "\(count)"),
-                            ])))),
-                promise: nil)
-            context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-            self.end(context: context)
+            let seed = Int(query["seed"] ?? "") ?? 0
+            self.respondBinary(context: context, count: count, seed: seed, type: query["type"] ?? "image/jpeg")
+        case "/cut":
+            // `/binary` cut short: its full Content-Length, half its bytes (those of seed + 1), then
+            // the connection closed. With `key` and `fail`, only that key's first `fail` requests.
+            let count = Int(query["n"] ?? "") ?? 1000
+            let seed = Int(query["seed"] ?? "") ?? 0
+            let fail = Int(query["fail"] ?? "") ?? Int.max
+            let key = "cut:" + (query["key"] ?? "")
+            let hits =
+                self.counters { c -> Int in
+                    c.flakyHits[key, default: 0] += 1
+                    return c.flakyHits[key, default: 0]
+                } ?? 0
+            let cut = hits <= fail
+            self.respondBinary(
+                context: context, count: count, seed: cut ? seed + 1 : seed, type: "image/jpeg",
+                cutAt: cut ? count / 2 : nil)
         case "/delay":
             let ms = Int64(query["ms"] ?? "") ?? 100
             loop.scheduleTask(in: .milliseconds(ms)) {
@@ -286,6 +291,24 @@ private final class TestHTTPHandler: ChannelInboundHandler {
             promise: nil)
         context.write(self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         self.end(context: context)
+    }
+
+    /// `count` bytes of every value from `seed` on; with `cutAt`, only that many, then a closed connection.
+    private func respondBinary(context: ChannelHandlerContext, count: Int, seed: Int, type: String, cutAt: Int? = nil) {
+        let start = UInt8(truncatingIfNeeded: seed)
+        let body = (0..<(cutAt ?? count)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(start)) }
+        let headers = NIOHTTP1.HTTPHeaders([("Content-Type", type), ("Content-Length", "\(count)")])
+        context.write(
+            self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
+            promise: nil)
+        context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+        guard cutAt != nil else {
+            self.end(context: context)
+            return
+        }
+        _ = self.counters { $0.inFlight -= 1 }
+        context.flush()
+        context.close(promise: nil)
     }
 
     private func respondBytes(context: ChannelHandlerContext, count: Int, chunked: Bool) {
