@@ -76,13 +76,7 @@ struct BenchCommand: AsyncParsableCommand {
         let plan = LoadPlan(
             requests: requests, stop: self.stop,
             pacing: self.engine.rate.map { .openLoop(requestsPerSecond: $0) } ?? .closedLoop)
-        let hdrFile = try self.hdr.map { path in
-            guard let file = FileHandleOutput(path: path) else {
-                FileHandleOutput.standardError.write("batchfetch: cannot write to \(path)\n")
-                throw ExitCode(2)
-            }
-            return file
-        }
+        let hdrFile = try self.hdr.map { try FileHandleOutput.opening($0) }
         var configuration = self.engine.configuration()
         // A load generator should send only what it is asked to, and Accept-Encoding costs libcurl
         // 7.88 ~4,000 instructions a request to format (W1, callgrind).
@@ -91,18 +85,15 @@ struct BenchCommand: AsyncParsableCommand {
         configuration.keepsBodies = false
         self.transport.warnAboutWeakenedTransport()
         let generator = LoadGenerator(configuration: configuration)
-        let task = Task { try await generator.run(plan) }
-        let signals = InterruptHandler { task.cancel() }
-        let outcome = await task.result
-        signals.cancel()
+        let loadRun = await CommandRun { try await generator.run(plan) }
         let run: LoadGenerator.Run
-        switch outcome {
+        switch loadRun.outcome {
         case .success(let value):
             run = value
         case .failure(let error):
             let message = (error as? FetchError)?.message ?? "\(error)"
             FileHandleOutput.standardError.write("batchfetch: \(message)\n")
-            throw ExitCode(2)
+            throw ExitCode.usage
         }
 
         let report = run.report(plan: plan, concurrency: configuration.maxInFlight)
@@ -120,12 +111,12 @@ struct BenchCommand: AsyncParsableCommand {
             hdrFile.write(run.recorder.latency.percentileDistribution())
             hdrFile.flush()
         }
-        if task.isCancelled {
+        if loadRun.interrupted {
             FileHandleOutput.standardError.write("batchfetch: interrupted; the report covers the requests completed\n")
-            throw ExitCode(130)
+            throw ExitCode.interrupted
         }
         if report.failed > 0 {
-            throw ExitCode(1)
+            throw ExitCode.someFailed
         }
     }
 }

@@ -8,7 +8,7 @@ enum BenchInput {
     /// skipping blank lines and `#` comments.
     ///
     /// - Throws: `ValidationError` (exit 2) for a URL that cannot be sent, naming its line, or
-    ///   when there is none; `ExitCode(2)` when the file cannot be read.
+    ///   when there is none; ``ExitCode/usage`` when the file cannot be read.
     static func requests(arguments: [String], file: String?) throws -> [Request] {
         var lines = arguments.map { (source: "argument", text: $0) }
         if let path = file {
@@ -17,7 +17,7 @@ enum BenchInput {
                 reader = try LineReader(path: path)
             } catch {
                 FileHandleOutput.standardError.write("batchfetch: \(error)\n")
-                throw ExitCode(2)
+                throw ExitCode.usage
             }
             for (number, line) in reader.enumerated() {
                 lines.append((source: "\(path == "-" ? "standard input" : path):\(number + 1)", text: line))

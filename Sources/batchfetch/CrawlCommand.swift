@@ -1,9 +1,7 @@
 import ArgumentParser
 import BatchFetch
 import CocktailDB
-import Dispatch
 import Foundation
-import Synchronization
 
 /// `batchfetch crawl`: the whole catalogue, fanned out and reassembled in list order.
 struct CrawlCommand: AsyncParsableCommand {
@@ -88,7 +86,7 @@ struct CrawlCommand: AsyncParsableCommand {
                 resumed = try ResumeFile.read(path: path, facet: self.by)
             } catch {
                 FileHandleOutput.standardError.write("batchfetch: \(error)\n")
-                throw ExitCode(2)
+                throw ExitCode.usage
             }
         }
         let sink = try self.openOutput(keeping: resumed.keptBytes)
@@ -105,13 +103,13 @@ struct CrawlCommand: AsyncParsableCommand {
         let reporter = ProgressReporter(
             progress: progress, enabled: self.report.showsProgress)
         let started = Date()
-        let interrupted = Atomic<Bool>(false)
         var configuration = self.engine.configuration(polite: polite)
         self.transport.apply(to: &configuration)
         self.transport.warnAboutWeakenedTransport()
         configuration.cache = self.cache.configuration()
 
-        let crawl = Task { () throws -> (CrawlSummary, HTTPCacheStatistics?, ThumbnailPlan.Outcome?) in
+        let run = await CommandRun(progress: reporter) {
+            () throws -> (CrawlSummary, HTTPCacheStatistics?, ThumbnailPlan.Outcome?) in
             try await withEngine(configuration: configuration) { engine in
                 let crawler = Crawler(client: CocktailDBClient(engine: engine, api: api))
                 let summary = try await crawler.crawl(options, progress: progress) { result in
@@ -123,51 +121,39 @@ struct CrawlCommand: AsyncParsableCommand {
                 return (summary, engine.cacheStatistics, images)
             }
         }
-        let signals = InterruptHandler {
-            if interrupted.exchange(true, ordering: .relaxed) {
-                // A second Ctrl-C: the user wants out now; complete lines are already written.
-                Foundation.exit(130)
-            }
-            crawl.cancel()
-        }
-        reporter.start()
-        let outcome = await crawl.result
-        reporter.stop()
-        signals.cancel()
         writer.finish()
 
         let elapsed = Date().timeIntervalSince(started)
-        switch outcome {
+        switch run.outcome {
         case .success(let (summary, cache, images)):
             self.summarize(summary, cache: cache, elapsed: elapsed)
             if let images {
                 self.summarize(images)
             }
             if summary.failedFacets > 0 || !summary.sweepFailures.isEmpty || images?.failures.isEmpty == false {
-                throw ExitCode(1)
+                throw ExitCode.someFailed
             }
-        case .failure(let error) where interrupted.load(ordering: .relaxed) || error is CancellationError:
+        case .failure(let error) where run.interrupted || error is CancellationError:
             FileHandleOutput.standardError.write(
                 "batchfetch: interrupted; complete facets are written, --resume finishes the crawl\n")
-            throw ExitCode(130)
+            throw ExitCode.interrupted
         case .failure(let error as FetchError) where error.kind == .resumeMismatch:
             FileHandleOutput.standardError.write("batchfetch: \(error.message)\n")
-            throw ExitCode(2)
+            throw ExitCode.usage
         case .failure(let error):
             let message = (error as? FetchError)?.description ?? "\(error)"
             FileHandleOutput.standardError.write("batchfetch: crawl failed: \(message)\n")
-            throw ExitCode(1)
+            throw ExitCode.someFailed
         }
     }
 
     private func openOutput(keeping bytes: Int) throws -> FileHandleOutput {
-        guard let path = self.output else {
-            return .standardOutput
+        guard let path = self.output, self.resume else {
+            return try FileHandleOutput.opening(self.output)
         }
-        let file = self.resume ? FileHandleOutput(appendingTo: path, keeping: bytes) : FileHandleOutput(path: path)
-        guard let file else {
+        guard let file = FileHandleOutput(appendingTo: path, keeping: bytes) else {
             FileHandleOutput.standardError.write("batchfetch: cannot write to \(path)\n")
-            throw ExitCode(2)
+            throw ExitCode.usage
         }
         return file
     }
@@ -212,75 +198,3 @@ struct CrawlCommand: AsyncParsableCommand {
             CrawlStats(summary: summary, elapsedSeconds: elapsed, requestsPerSecond: rate, cache: cache))
     }
 }
-
-/// Writes each facet as soon as it is emitted, in pieces of about ``CrawlOutput/chunkSize`` (a facet
-/// of full records can be tens of megabytes), so an interrupted run leaves only complete lines
-/// (Ctrl-C takes effect between facets) or, when killed mid-write, one torn last line, which
-/// `--resume` discards.
-final class CrawlWriter: Sendable {
-    private struct State {
-        var output: CrawlOutput
-        /// Reused from facet to facet: it keeps its capacity of about one chunk.
-        var buffer = JSONBytes()
-    }
-
-    private let state: Mutex<State>
-    private let file: FileHandleOutput
-    /// Writes the chunks while the next ones are encoded.
-    private let queue: QueuedOutput
-
-    init(output: CrawlOutput, file: FileHandleOutput) {
-        self.state = Mutex(State(output: output))
-        self.file = file
-        self.queue = QueuedOutput(file: file)
-    }
-
-    deinit {
-        self.queue.close()
-    }
-
-    func header() {
-        self.state.withLock { state in
-            state.buffer.buffer = state.output.header()
-            self.drain(&state.buffer)
-        }
-    }
-
-    func write(_ result: FacetResult) {
-        self.state.withLock { state in
-            state.output.facet(result, into: &state.buffer) { self.drain(&$0) }
-            self.drain(&state.buffer)
-        }
-    }
-
-    /// Writes the footer and everything still queued, then syncs the file.
-    /// The images noted for `--thumbnails`, once every facet is written.
-    var thumbnails: ThumbnailPlan? {
-        self.state.withLock { $0.output.thumbnails }
-    }
-
-    func finish() {
-        self.state.withLock { state in
-            state.buffer.buffer = state.output.footer()
-            self.drain(&state.buffer)
-        }
-        self.queue.close()
-        self.file.flush()
-    }
-
-    private func drain(_ json: inout JSONBytes) {
-        self.queue.write(&json.buffer)
-    }
-}
-
-/// The `--stats` file.
-struct CrawlStats: Encodable {
-    let summary: CrawlSummary
-    let elapsedSeconds: Double
-    let requestsPerSecond: Double
-    /// With `--cache` only: hits, revalidated, misses, stored, dropped.
-    let cache: HTTPCacheStatistics?
-}
-
-extension CrawlFormat: ExpressibleByArgument {}
-extension Facet: ExpressibleByArgument {}

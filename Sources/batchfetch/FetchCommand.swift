@@ -1,7 +1,6 @@
 import ArgumentParser
 import BatchFetch
 import Foundation
-import Synchronization
 
 /// `batchfetch fetch`: one JSON line per input URL.
 struct FetchCommand: AsyncParsableCommand {
@@ -147,16 +146,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
         let source = try FetchInput.open(urls: self.urls, path: self.input, shard: self.shard, skip: skip)
         let configuration = try self.configuration(files: files)
-        let sink: FileHandleOutput
-        if let path = self.output {
-            guard let file = FileHandleOutput(path: path) else {
-                FileHandleOutput.standardError.write("batchfetch: cannot write to \(path)\n")
-                throw ExitCode(2)
-            }
-            sink = file
-        } else {
-            sink = FileHandleOutput.standardOutput
-        }
+        let sink = try FileHandleOutput.opening(self.output)
         let writer = RecordWriter(
             bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath,
             cacheField: configuration.cache != nil, files: files)
@@ -171,28 +161,26 @@ struct FetchCommand: AsyncParsableCommand {
         }
         let started = Date()
         let order = self.order
-        let task = Task {
+        let run = await CommandRun(progress: reporter) {
             try await withEngine(configuration: configuration) { engine in
                 var writer = writer
                 switch source.source {
                 case .arguments, .file:
                     let requests = source.lazyRequests()
-                    let results =
-                        order == .input ? engine.orderedResults(for: requests) : engine.results(for: requests)
-                    var iterator = results.makeAsyncIterator()
-                    while sink.failure == nil, let result = await iterator.next() {
-                        FetchCommand.record(
-                            result, writer: &writer, input: source, tally: tally, sink: sink,
-                            idle: iterator.readyCount == 0)
+                    if order == .input {
+                        var results = engine.orderedResults(for: requests).makeAsyncIterator()
+                        await Self.write(&results, writer: &writer, input: source, tally: tally, sink: sink)
+                    } else {
+                        var results = engine.results(for: requests).makeAsyncIterator()
+                        await Self.write(&results, writer: &writer, input: source, tally: tally, sink: sink)
                     }
                 case .standardInput(let stream):
-                    let results =
-                        order == .input ? engine.orderedResults(streaming: stream) : engine.results(streaming: stream)
-                    var iterator = results.makeAsyncIterator()
-                    while sink.failure == nil, let result = await iterator.next() {
-                        FetchCommand.record(
-                            result, writer: &writer, input: source, tally: tally, sink: sink,
-                            idle: iterator.readyCount == 0)
+                    if order == .input {
+                        var results = engine.orderedResults(streaming: stream).makeAsyncIterator()
+                        await Self.write(&results, writer: &writer, input: source, tally: tally, sink: sink)
+                    } else {
+                        var results = engine.results(streaming: stream).makeAsyncIterator()
+                        await Self.write(&results, writer: &writer, input: source, tally: tally, sink: sink)
                     }
                     stream.cancel()
                 }
@@ -203,48 +191,47 @@ struct FetchCommand: AsyncParsableCommand {
                 return engine.cacheStatistics
             }
         }
-        let interrupted = Atomic<Bool>(false)
-        let signals = InterruptHandler {
-            if interrupted.exchange(true, ordering: .relaxed) {
-                Foundation.exit(130)
-            }
-            task.cancel()
-        }
-        reporter.start()
-        let outcome = await task.result
-        reporter.stop()
-        signals.cancel()
         sink.flush()
         let summary = tally.snapshot
         let elapsed = Date().timeIntervalSince(started)
-        var finished = !interrupted.load(ordering: .relaxed) && sink.failure == nil
-        if case .failure = outcome {
+        var finished = !run.interrupted && sink.failure == nil
+        if case .failure = run.outcome {
             finished = false
         }
         let shard = source.shardManifest(
             path: self.input, order: self.order, records: summary.records, complete: finished, output: self.output)
         self.summarize(
-            summary, skipped: self.skipExisting ? source.skipped.value : nil, cache: try? outcome.get(),
+            summary, skipped: self.skipExisting ? source.skipped.value : nil, cache: try? run.outcome.get(),
             elapsed: elapsed, shard: shard)
         if let failure = sink.failure {
-            // The reader went away (a closed pipe, as with `| head`) or the disk is full: stop, like
-            // any shell tool; 141 is what a process killed by SIGPIPE reports.
+            // The reader went away (a closed pipe, as with `| head`) or the disk is full: stop.
             if failure == EPIPE {
-                throw ExitCode(141)
+                throw ExitCode.brokenPipe
             }
             FileHandleOutput.standardError.write(
                 "batchfetch: cannot write records: \(String(cString: strerror(failure)))\n")
-            throw ExitCode(1)
+            throw ExitCode.someFailed
         }
-        if case .failure(let error) = outcome, !interrupted.load(ordering: .relaxed) {
+        if case .failure(let error) = run.outcome, !run.interrupted {
             FileHandleOutput.standardError.write("batchfetch: \(error)\n")
-            throw ExitCode(1)
+            throw ExitCode.someFailed
         }
-        if interrupted.load(ordering: .relaxed) {
-            throw ExitCode(130)
+        if run.interrupted {
+            throw ExitCode.interrupted
         }
         if summary.failed > 0 {
-            throw ExitCode(1)
+            throw ExitCode.someFailed
+        }
+    }
+
+    /// Writes the records of a batch's results as they come, until the batch ends or the output
+    /// fails.
+    private static func write<Results: BatchResultsIterator>(
+        _ results: inout Results, writer: inout RecordWriter, input: FetchInput, tally: FetchTally,
+        sink: FileHandleOutput
+    ) async {
+        while sink.failure == nil, let result = await results.next() {
+            Self.record(result, writer: &writer, input: input, tally: tally, sink: sink, idle: results.readyCount == 0)
         }
     }
 
@@ -261,7 +248,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    /// The folder of `--save-dir`, opened (created if needed). - Throws: `ExitCode(2)` when it
+    /// The folder of `--save-dir`, opened (created if needed). - Throws: ``ExitCode/usage`` when it
     /// cannot be.
     private func fileStore() throws -> BodyFileStore? {
         guard let directory = self.saveDir else {
@@ -271,7 +258,7 @@ struct FetchCommand: AsyncParsableCommand {
             return try BodyFileStore(directory: directory, template: try FileNameTemplate(parsing: self.fileName))
         } catch {
             FileHandleOutput.standardError.write("batchfetch: \(error.message)\n")
-            throw ExitCode(2)
+            throw ExitCode.usage
         }
     }
 
@@ -301,90 +288,5 @@ struct FetchCommand: AsyncParsableCommand {
                 failuresByKind: summary.failuresByKind, requests: summary.requests, retries: summary.retries,
                 bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate,
                 protocols: summary.protocols, cache: cache, skipped: skipped, shard: shard))
-    }
-}
-
-/// Record order.
-enum RecordOrder: String, CaseIterable, ExpressibleByArgument {
-    case input, completion
-}
-
-extension RecordWriter.BodyMode: ExpressibleByArgument {}
-
-/// `--shard K/N`.
-struct Shard: ExpressibleByArgument, Sendable {
-    let index: Int
-    let count: Int
-
-    init?(argument: String) {
-        let parts = argument.split(separator: "/")
-        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
-            (0..<count).contains(index)
-        else {
-            return nil
-        }
-        self.index = index
-        self.count = count
-    }
-
-    /// Whether the line with this hash (``InputDigest/hash(_:)``, FNV-1a 64-bit of its bytes)
-    /// belongs to this shard: the hash modulo N, so every machine splits a list the same way
-    /// whatever order it reads it in.
-    func contains(hash: UInt64) -> Bool {
-        Int(hash % UInt64(self.count)) == self.index
-    }
-}
-
-/// The `--stats` file of `fetch`.
-struct FetchStats: Encodable {
-    let records: Int
-    let ok: Int
-    let failed: Int
-    let failuresByKind: [String: Int]
-    let requests: Int
-    let retries: Int
-    let bytes: Int
-    let elapsedSeconds: Double
-    let requestsPerSecond: Double
-    /// Responses by the HTTP version they came over (`HTTP/1.1`, `HTTP/2`).
-    let protocols: [String: Int]
-    /// With `--cache` only: hits, revalidated, misses, stored, dropped.
-    let cache: HTTPCacheStatistics?
-    /// With `--skip-existing` only: the URLs not fetched because their files were saved before.
-    let skipped: Int?
-    /// With `--shard` only: the split and this run of it, which `merge` checks.
-    let shard: ShardManifest?
-}
-
-/// Counts records as they are written. Thread-safe.
-final class FetchTally: Sendable {
-    struct Snapshot: Sendable {
-        var records = 0
-        var failed = 0
-        var failuresByKind: [String: Int] = [:]
-        var requests = 0
-        var retries = 0
-        var bytes = 0
-        var protocols: [String: Int] = [:]
-    }
-
-    private let state = Mutex(Snapshot())
-
-    var snapshot: Snapshot { self.state.withLock { $0 } }
-
-    func count(_ result: FetchResult, failure: FetchError.Kind?) {
-        self.state.withLock { s in
-            s.records += 1
-            s.requests += result.attempts
-            s.retries += max(0, result.attempts - 1)
-            s.bytes += result.response?.bodyByteCount ?? 0
-            if let version = result.response?.httpVersion {
-                s.protocols[version.rawValue, default: 0] += 1
-            }
-            if let failure {
-                s.failed += 1
-                s.failuresByKind[failure.rawValue, default: 0] += 1
-            }
-        }
     }
 }

@@ -40,7 +40,7 @@ final class FetchInput: Sendable {
         self.tally = tally
     }
 
-    /// Opens the input. - Throws: `ExitCode(2)` when a file cannot be read or there is no input.
+    /// Opens the input. - Throws: ``ExitCode/usage`` when a file cannot be read or there is no input.
     static func open(urls: [String], path: String?, shard: Shard?, skip: LineSelector.Skip? = nil) throws
         -> FetchInput
     {
@@ -50,7 +50,7 @@ final class FetchInput: Sendable {
             guard access(path, R_OK) == 0 else {
                 FileHandleOutput.standardError.write(
                     "batchfetch: cannot read \(path): \(String(cString: strerror(errno)))\n")
-                throw ExitCode(2)
+                throw ExitCode.usage
             }
             return FetchInput(
                 source: .file(path: path, arguments: urls), shard: shard, skip: skip, indices: indices, skipped: counter
@@ -62,7 +62,7 @@ final class FetchInput: Sendable {
         if path == nil && isatty(0) != 0 {
             FileHandleOutput.standardError.write(
                 "batchfetch: no URLs: give them as arguments, with -i FILE, or on standard input\n")
-            throw ExitCode(2)
+            throw ExitCode.usage
         }
         let tally = ShardTally()
         let stream = ThreadedInput<Request> { send in

@@ -18,7 +18,7 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
     }
 
     /// Iterates the batch. Dropping it before the end cancels the feeder and outstanding transfers.
-    public struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: BatchResultsIterator {
         private let batch: BatchGuard
         private let credits: Credits
         private let feederGuard: FeederGuard

@@ -1,0 +1,12 @@
+import BatchFetch
+import CocktailDB
+import Foundation
+
+/// The `--stats` file.
+struct CrawlStats: Encodable {
+    let summary: CrawlSummary
+    let elapsedSeconds: Double
+    let requestsPerSecond: Double
+    /// With `--cache` only: hits, revalidated, misses, stored, dropped.
+    let cache: HTTPCacheStatistics?
+}

@@ -1,0 +1,57 @@
+import BatchFetch
+import Foundation
+import Synchronization
+
+/// The `--stats` file of `fetch`.
+struct FetchStats: Encodable {
+    let records: Int
+    let ok: Int
+    let failed: Int
+    let failuresByKind: [String: Int]
+    let requests: Int
+    let retries: Int
+    let bytes: Int
+    let elapsedSeconds: Double
+    let requestsPerSecond: Double
+    /// Responses by the HTTP version they came over (`HTTP/1.1`, `HTTP/2`).
+    let protocols: [String: Int]
+    /// With `--cache` only: hits, revalidated, misses, stored, dropped.
+    let cache: HTTPCacheStatistics?
+    /// With `--skip-existing` only: the URLs not fetched because their files were saved before.
+    let skipped: Int?
+    /// With `--shard` only: the split and this run of it, which `merge` checks.
+    let shard: ShardManifest?
+}
+
+/// Counts records as they are written. Thread-safe.
+final class FetchTally: Sendable {
+    struct Snapshot: Sendable {
+        var records = 0
+        var failed = 0
+        var failuresByKind: [String: Int] = [:]
+        var requests = 0
+        var retries = 0
+        var bytes = 0
+        var protocols: [String: Int] = [:]
+    }
+
+    private let state = Mutex(Snapshot())
+
+    var snapshot: Snapshot { self.state.withLock { $0 } }
+
+    func count(_ result: FetchResult, failure: FetchError.Kind?) {
+        self.state.withLock { s in
+            s.records += 1
+            s.requests += result.attempts
+            s.retries += max(0, result.attempts - 1)
+            s.bytes += result.response?.bodyByteCount ?? 0
+            if let version = result.response?.httpVersion {
+                s.protocols[version.rawValue, default: 0] += 1
+            }
+            if let failure {
+                s.failed += 1
+                s.failuresByKind[failure.rawValue, default: 0] += 1
+            }
+        }
+    }
+}
