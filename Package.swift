@@ -102,11 +102,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // What the test targets share: the process runner, the seeded generator, scratch folders
+        // and waiting helpers. A regular target (test targets cannot depend on each other) that
+        // only test targets depend on.
+        .target(
+            name: "TestSupport",
+            dependencies: ["CocktailReplica"],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(
             name: "BatchFetchTests",
             dependencies: [
                 "BatchFetch",
                 "CocktailReplica",
+                "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -118,18 +127,20 @@ let package = Package(
                 "BatchFetch",
                 "CocktailDB",
                 "CocktailReplica",
+                "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(
             name: "CocktailDBTests",
-            dependencies: ["CocktailDB", "BatchFetch", "CocktailReplica"]
+            dependencies: ["CocktailDB", "BatchFetch", "CocktailReplica", "TestSupport"]
         ),
         .testTarget(
             name: "CocktailReplicaTests",
             dependencies: [
                 "CocktailReplica",
+                "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The command is linked with tcmalloc where its runtime library is installed (Package.swift;

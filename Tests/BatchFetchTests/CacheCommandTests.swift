@@ -1,5 +1,6 @@
 import CocktailReplica
 import Foundation
+import TestSupport
 import Testing
 
 /// `--cache` on the command line, end to end against the replica: records, crawl output bytes,

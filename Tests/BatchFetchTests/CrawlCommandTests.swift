@@ -1,5 +1,6 @@
 import CocktailReplica
 import Foundation
+import TestSupport
 import Testing
 
 /// `batchfetch crawl` end to end: the real executable against the replica on loopback.

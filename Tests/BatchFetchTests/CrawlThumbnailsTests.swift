@@ -1,5 +1,6 @@
 import CocktailReplica
 import Foundation
+import TestSupport
 import Testing
 
 /// `crawl --thumbnails DIR`: every drink's image saved once after the records, which name the files.

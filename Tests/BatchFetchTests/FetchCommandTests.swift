@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `batchfetch fetch` end to end: the real executable against the test server.

@@ -1,5 +1,6 @@
 import CocktailReplica
 import Foundation
+import TestSupport
 import Testing
 
 /// `batchfetch fetch` options end to end, against the replica and the test server.

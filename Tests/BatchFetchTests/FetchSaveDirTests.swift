@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `fetch --save-dir`, `--skip-existing` and base64 bodies, end to end against the test server.

@@ -1,5 +1,6 @@
 import BatchFetch
 import Foundation
+import TestSupport
 import Testing
 
 /// `JSONBytes.string(jsonContent:)` re-escapes a validated string's content in one pass; it must

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `batchfetch merge` end to end: real `fetch --shard K/N` runs against the test server, merged

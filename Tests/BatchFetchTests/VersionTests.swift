@@ -1,5 +1,6 @@
 import BatchFetch
 import Foundation
+import TestSupport
 import Testing
 
 /// `batchfetch --version` says what a bug report needs.

@@ -1,6 +1,7 @@
 import BatchFetch
 import CocktailReplica
 import Foundation
+import TestSupport
 import Testing
 
 @testable import CocktailDB
@@ -71,7 +72,7 @@ struct DrinkRecordTests {
     }
 
     @Test func randomRecordsReadTheSameBothWays() throws {
-        var random = SeededRandom(seed: 0x5EED)
+        var random = SeededGenerator(seed: 0x5EED)
         let pieces = [
             "a", "Z", "0", " ", "  ", ",", "/", "\"", "\\", "\n", "\t", "\r\n", "\u{7F}", "é", "擦", "🍸", "\u{A0}",
             "\u{3000}", "\u{2003}", "\u{301}", "\u{1}", "\u{1F}", "oz", "Gin", "1/2",
@@ -179,7 +180,7 @@ struct DrinkRecordTests {
                 return bodies
             }
         }
-        var random = SeededRandom(seed: 0xD0C)
+        var random = SeededGenerator(seed: 0xD0C)
         let bytes: [UInt8] = [
             0x00, 0x1F, 0x7F, 0x80, 0xC3, 0x22, 0x5C, 0x75, 0x78, 0x2C, 0x7D, 0x5D, 0x20, 0x6E, 0x30, 0x2F,
         ]
@@ -288,23 +289,5 @@ struct DrinkRecordTests {
             }
         }
         return out + "\""
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing random case repeats.
-struct SeededRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        self.state = seed
-    }
-
-    /// A number in `0..<bound`.
-    mutating func next(_ bound: Int) -> Int {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return Int((z ^ (z >> 31)) % UInt64(bound))
     }
 }

@@ -1,5 +1,6 @@
 import CocktailReplica
 import Foundation
+import TestSupport
 import Testing
 
 /// The replica resets, truncates, fails and drips responses at seeded random; with enough retries
@@ -34,14 +35,14 @@ struct ChaosTests {
             "--details", "--complete", "-q", "-c", "\(Self.cap)", "--retries", "\(Self.retries)", "--timeout", "10",
         ]
         let reference = try await ReplicaServer.withServer(ReplicaConfiguration(seed: seed)) { replica in
-            let output = try Command.batchfetch().run(
+            let output = try Executable.batchfetch().run(
                 ["crawl", "--base-url", replica.baseURL, "-o", directory.path("reference.ndjson")] + arguments)
             #expect(output.status == 0, "\(output.stderr)")
             return try Data(contentsOf: URL(fileURLWithPath: directory.path("reference.ndjson")))
         }
         try await ReplicaServer.withServer(ReplicaConfiguration(seed: seed, faults: Self.transientFaults())) {
             replica in
-            let output = try Command.batchfetch().run(
+            let output = try Executable.batchfetch().run(
                 [
                     "crawl", "--base-url", replica.baseURL, "-o", directory.path("chaos.ndjson"), "--stats",
                     directory.path("stats.json"),
@@ -77,7 +78,7 @@ struct ChaosTests {
             let lines = (0..<count).map { replica.url("lookup.php?i=\(ids[$0 % ids.count])&n=\($0)") }
             return Data((lines.joined(separator: "\n") + "\n").utf8)
         }
-        func comparable(_ output: Command.Output) throws -> [String] {
+        func comparable(_ output: Executable.Output) throws -> [String] {
             try output.records().map { record in
                 var record = record
                 record["time_ms"] = nil
@@ -89,14 +90,14 @@ struct ChaosTests {
             }
         }
         let reference = try await ReplicaServer.withServer(ReplicaConfiguration(seed: seed)) { replica in
-            let output = try Command.batchfetch().run(arguments, stdin: urls(replica))
+            let output = try Executable.batchfetch().run(arguments, stdin: urls(replica))
             #expect(output.status == 0, "\(output.stderr)")
             return try comparable(output)
         }
         #expect(reference.count == count)
         try await ReplicaServer.withServer(ReplicaConfiguration(seed: seed, faults: Self.transientFaults())) {
             replica in
-            let output = try Command.batchfetch().run(arguments, stdin: urls(replica), deadline: 120)
+            let output = try Executable.batchfetch().run(arguments, stdin: urls(replica), deadline: 120)
             #expect(!output.hung)
             #expect(output.status == 0, "\(output.stderr)")
             let records = try output.records()
@@ -115,7 +116,7 @@ struct ChaosTests {
         faults.failFirst = 100
         try await ReplicaServer.withServer(ReplicaConfiguration(faults: faults)) { replica in
             let lines = (0..<50).map { replica.url("lookup.php?i=1&n=\($0)") }
-            let output = try Command.batchfetch().run(
+            let output = try Executable.batchfetch().run(
                 ["fetch", "-q", "-c", "8", "--retries", "2", "--order", "completion"],
                 stdin: Data(lines.joined(separator: "\n").utf8), deadline: 60)
             #expect(output.status == 1)

@@ -1,6 +1,7 @@
 import BatchFetch
 import CocktailReplica
 import Foundation
+import TestSupport
 import Testing
 
 /// HTTPS and HTTP/2 against a real server: nginx, started by each test with certificates of a CA
@@ -41,7 +42,7 @@ struct HTTPSTests {
     @Test func aServerCertifiedByAPrivateCAIsTrustedWithCACertAndRefusedWithout() throws {
         try self.withServer { server, _ in
             let url = "https://127.0.0.1:\(server.good)/drink.json"
-            let trusted = try Command.batchfetch().run(
+            let trusted = try Executable.batchfetch().run(
                 ["fetch", "--retries", "0", "--ca-cert", server.certificates.caFile, url], deadline: 30)
             #expect(trusted.status == 0, "\(trusted.stderr)")
             let record = try #require(try trusted.records().first)
@@ -51,7 +52,7 @@ struct HTTPSTests {
                     == "11007")
             #expect(!trusted.stderr.contains("not verified"), "no warning when verification is on")
 
-            let untrusted = try Command.batchfetch().run(["fetch", "--retries", "0", url], deadline: 30)
+            let untrusted = try Executable.batchfetch().run(["fetch", "--retries", "0", url], deadline: 30)
             #expect(untrusted.status == 1)
             #expect(Self.errorObject(try untrusted.records().first)?["kind"] as? String == "tlsFailure")
         }
@@ -59,7 +60,7 @@ struct HTTPSTests {
 
     @Test func aCertificateForAnotherHostIsRefusedEvenFromATrustedCA() throws {
         try self.withServer { server, _ in
-            let output = try Command.batchfetch().run(
+            let output = try Executable.batchfetch().run(
                 [
                     "fetch", "--retries", "0", "--ca-cert", server.certificates.caFile,
                     "https://127.0.0.1:\(server.wrongHost)/drink.json",
@@ -74,7 +75,7 @@ struct HTTPSTests {
 
     @Test func anExpiredCertificateIsRefusedEvenFromATrustedCA() throws {
         try self.withServer { server, _ in
-            let output = try Command.batchfetch().run(
+            let output = try Executable.batchfetch().run(
                 [
                     "fetch", "--retries", "0", "--ca-cert", server.certificates.caFile,
                     "https://127.0.0.1:\(server.expired)/drink.json",
@@ -91,17 +92,17 @@ struct HTTPSTests {
     @Test func insecureFetchesDespiteBadCertificatesAndEveryCommandWarns() throws {
         try self.withServer { server, _ in
             let urls = [server.wrongHost, server.expired].map { "https://127.0.0.1:\($0)/drink.json" }
-            let fetched = try Command.batchfetch().run(["fetch", "-k", "--retries", "0"] + urls, deadline: 30)
+            let fetched = try Executable.batchfetch().run(["fetch", "-k", "--retries", "0"] + urls, deadline: 30)
             #expect(fetched.status == 0, "\(fetched.stderr)")
             #expect(try fetched.records().map { $0["status"] as? Int } == [200, 200])
             #expect(fetched.stderr.contains("warning: TLS certificates are not verified"))
 
-            let benched = try Command.batchfetch().run(
+            let benched = try Executable.batchfetch().run(
                 ["bench", "--insecure", "--retries", "0", "-n", "20", "-c", "4", "--json", urls[1]], deadline: 30)
             #expect(benched.status == 0, "\(benched.stderr)")
             #expect(benched.stderr.contains("warning: TLS certificates are not verified"))
 
-            let crawled = try Command.batchfetch().run(
+            let crawled = try Executable.batchfetch().run(
                 [
                     "crawl", "-k", "--retries", "0", "--base-url",
                     "https://127.0.0.1:\(server.expired)/api/json/v1/1/",
@@ -117,7 +118,7 @@ struct HTTPSTests {
         try self.withServer { server, directory in
             let urls = (0..<64).map { "https://127.0.0.1:\(server.good)/drink.json?i=\($0)" }
             let ca = server.certificates.caFile
-            let h2 = try Command.batchfetch().run(
+            let h2 = try Executable.batchfetch().run(
                 [
                     "fetch", "--http2", "--ca-cert", ca, "-c", "16", "--body", "none", "--stats",
                     directory.path("h2.json"),
@@ -130,7 +131,7 @@ struct HTTPSTests {
             #expect(h2Log.count == 64 && h2Log.allSatisfy { $0.protocolName == "HTTP/2.0" && $0.status == 200 })
             #expect(Set(h2Log.map(\.connection)).count == 1, "one connection carries every stream")
 
-            let h1 = try Command.batchfetch().run(
+            let h1 = try Executable.batchfetch().run(
                 ["fetch", "--ca-cert", ca, "-c", "16", "--body", "none", "--stats", directory.path("h1.json")] + urls,
                 deadline: 60)
             #expect(h1.status == 0, "\(h1.stderr)")
@@ -150,7 +151,7 @@ struct HTTPSTests {
     @Test func newConnectionsResumeTheTLSSessionThatAnEarlierOneNegotiated() throws {
         try self.withServer { server, _ in
             let urls = (0..<60).map { "https://127.0.0.1:\(server.shortLived)/drink.json?i=\($0)" }
-            let output = try Command.batchfetch().run(
+            let output = try Executable.batchfetch().run(
                 ["fetch", "--ca-cert", server.certificates.caFile, "-c", "4", "--per-host", "1", "--body", "none"]
                     + urls, deadline: 60)
             #expect(output.status == 0, "\(output.stderr)")
@@ -169,7 +170,7 @@ struct HTTPSTests {
     /// `bench --http2` reports the protocol and one connection opened, whatever the cap.
     @Test func benchOverHTTP2ReportsTheProtocolAndOneConnection() throws {
         try self.withServer { server, _ in
-            let output = try Command.batchfetch().run(
+            let output = try Executable.batchfetch().run(
                 [
                     "bench", "--http2", "--ca-cert", server.certificates.caFile, "--retries", "0", "-n", "400", "-c",
                     "32", "--json", "https://127.0.0.1:\(server.good)/drink.json",
@@ -187,7 +188,7 @@ struct HTTPSTests {
     @Test func http2PriorKnowledgeSpeaksH2cOnCleartext() throws {
         try self.withServer { server, directory in
             let urls = (0..<32).map { "http://127.0.0.1:\(server.cleartextH2)/drink.json?i=\($0)" }
-            let output = try Command.batchfetch().run(
+            let output = try Executable.batchfetch().run(
                 ["fetch", "--http2-prior-knowledge", "-c", "8", "--stats", directory.path("stats.json")] + urls,
                 deadline: 60)
             #expect(output.status == 0, "\(output.stderr)")
@@ -211,16 +212,16 @@ struct HTTPSTests {
         try await ReplicaServer.withServer { replica in
             try self.withServer(upstreamPort: replica.port) { server, directory in
                 let proxy = try #require(server.proxy)
-                let https = try Command.batchfetch().run(
+                let https = try Executable.batchfetch().run(
                     [
                         "crawl", "--base-url", "https://127.0.0.1:\(proxy)/api/json/v1/1/", "--http2", "--ca-cert",
                         server.certificates.caFile, "--details", "--stats", directory.path("stats.json"), "-q",
                     ], deadline: 120)
                 #expect(https.status == 0, "\(https.stderr)")
-                let plain = try Command.batchfetch().run(
+                let plain = try Executable.batchfetch().run(
                     ["crawl", "--base-url", replica.baseURL, "--details", "-q"], deadline: 120)
                 #expect(plain.status == 0, "\(plain.stderr)")
-                #expect(https.text == plain.text && !https.text.isEmpty, "the same catalogue either way")
+                #expect(https.stdout == plain.stdout && !https.stdout.isEmpty, "the same catalogue either way")
                 let summary = try #require(try Self.stats(directory.path("stats.json"))["summary"] as? [String: Any])
                 let protocols = try #require(summary["protocols"] as? [String: Int])
                 #expect(protocols.keys.sorted() == ["HTTP/2"])
@@ -237,7 +238,7 @@ struct HTTPSTests {
             ["crawl", "-k", "--ca-cert", "/etc/hostname", "--base-url", "https://127.0.0.1:1/"],
         ]
         for arguments in cases {
-            let output = try Command.batchfetch().run(arguments, deadline: 30)
+            let output = try Executable.batchfetch().run(arguments, deadline: 30)
             #expect(output.status == 2, "\(arguments): \(output.stderr)")
             #expect(output.stderr.contains("--"), "the message names the flag: \(output.stderr)")
         }

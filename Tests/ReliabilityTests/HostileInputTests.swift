@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `batchfetch fetch` against input files and servers that are broken or hostile: every input line
@@ -43,9 +44,9 @@ struct HostileInputTests {
             let directory = try ScratchDirectory("bf-garbage")
             let file = directory.path("urls.txt")
             try input.write(to: URL(fileURLWithPath: file))
-            let fromFile = try Command.batchfetch().run(
+            let fromFile = try Executable.batchfetch().run(
                 ["fetch", "-i", file, "--body", "none", "--timeout", "5", "-q"], deadline: 60)
-            let fromStdin = try Command.batchfetch().run(
+            let fromStdin = try Executable.batchfetch().run(
                 ["fetch", "--body", "none", "--timeout", "5", "-q"], stdin: input, deadline: 60)
             for output in [fromFile, fromStdin] {
                 #expect(!output.hung)
@@ -77,7 +78,7 @@ struct HostileInputTests {
     @Test func headersWithCROrLFAreRefusedBeforeAnythingIsSent() async throws {
         try await HostileServer.with { server in
             for header in ["X-Test: a\r\nInjected: yes", "X-Test: a\nInjected: yes", "X-Test: a\rb", "Bad Name: x"] {
-                let output = try Command.batchfetch().run(
+                let output = try Executable.batchfetch().run(
                     ["fetch", "-H", header, server.baseURL + "/ok"], deadline: 30)
                 #expect(output.status == 2, "\(header.debugDescription): \(output.stderr)")
                 #expect(output.stdout.isEmpty)
@@ -101,7 +102,7 @@ struct HostileInputTests {
                 + targets.map {
                     "\(base)/redirect?to=\($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
                 }
-            let followed = try Command.batchfetch().run(
+            let followed = try Executable.batchfetch().run(
                 ["fetch", "--follow=5", "--body", "none", "--retries", "0", "-q"] + urls, deadline: 60)
             #expect(!followed.hung)
             #expect(followed.status == 1)
@@ -115,7 +116,7 @@ struct HostileInputTests {
             #expect(records[5]?["ok"] as? Bool == true)
             #expect(server.arrivals.filter { $0.target == "/loop" }.count == 6, "the first request and 5 redirects")
 
-            let notFollowed = try Command.batchfetch().run(
+            let notFollowed = try Executable.batchfetch().run(
                 ["fetch", "--body", "none", "--retries", "0", "-q"] + urls, deadline: 60)
             let plain = self.byIndex(try notFollowed.records())
             #expect(plain.count == urls.count)
@@ -131,7 +132,7 @@ struct HostileInputTests {
                 "\(base)/big?n=300000&mode=length", "\(base)/big?n=300000&mode=close",
                 "\(base)/big?n=300000&mode=chunked", "\(base)/big?n=1000&mode=chunked", "\(base)/big?n=1000&mode=close",
             ]
-            let output = try Command.batchfetch().run(
+            let output = try Executable.batchfetch().run(
                 ["fetch", "--max-body", "100000", "--body", "none", "-q"] + urls, deadline: 60)
             #expect(!output.hung)
             #expect(output.status == 1)
@@ -152,7 +153,7 @@ struct HostileInputTests {
         try await HostileServer.with { server in
             let base = server.baseURL
             let urls = ["\(base)/hang", "\(base)/drip", "\(base)/headers-then-close", "\(base)/ok"]
-            let output = try Command.batchfetch().run(
+            let output = try Executable.batchfetch().run(
                 ["fetch", "--timeout", "2", "--retries", "1", "--body", "none", "-q"] + urls, deadline: 30)
             #expect(!output.hung)
             #expect(output.status == 1)
@@ -163,7 +164,7 @@ struct HostileInputTests {
             #expect(self.kind(records[2]) == "transport")
             #expect(records[0]?["attempts"] as? Int == 2 && records[2]?["attempts"] as? Int == 2)
             #expect(records[3]?["ok"] as? Bool == true)
-            let connectOnly = try Command.batchfetch().run(
+            let connectOnly = try Executable.batchfetch().run(
                 ["fetch", "--connect-timeout", "1", "--retries", "0", "-q", "http://127.0.0.1:1/"], deadline: 30)
             #expect(self.kind(try connectOnly.records().first) == "connectFailed")
         }
@@ -175,7 +176,8 @@ struct HostileInputTests {
         try await HostileServer.with { server in
             let names = ["nonjson", "truncated", "deep", "badutf8", "empty", "good"]
             let urls = names.map { "\(server.baseURL)/doc/\($0)" }
-            let output = try Command.batchfetch().run(["fetch", "--content-path", "drinks", "-q"] + urls, deadline: 60)
+            let output = try Executable.batchfetch().run(
+                ["fetch", "--content-path", "drinks", "-q"] + urls, deadline: 60)
             #expect(!output.hung)
             #expect(output.status == 1)
             let records = self.byIndex(try output.records())
@@ -188,7 +190,7 @@ struct HostileInputTests {
             #expect(self.kind(records[4]) == "emptyBody")
             let body = records[5]?["body"] as? [[String: Any]]
             #expect(body?.first?["strDrink"] as? String == "Margarita")
-            let json = try Command.batchfetch().run(["fetch", "--body", "json", "-q"] + urls, deadline: 60)
+            let json = try Executable.batchfetch().run(["fetch", "--body", "json", "-q"] + urls, deadline: 60)
             let strict = self.byIndex(try json.records())
             #expect(
                 (0..<5).map { self.kind(strict[$0]) } == Array(repeating: "invalidJSON", count: 3) + [

@@ -1,6 +1,7 @@
 import BatchFetch
 import CocktailReplica
 import Foundation
+import TestSupport
 import Testing
 
 /// What batchfetch does that depends on the libcurl it runs on, checked against the version that
@@ -111,19 +112,19 @@ struct LibcurlVersionTests {
         let common = transport.flags(server) + ["-c", String(Self.cap), "--retries", "0"]
         let before = server.accessLog().count
         let reported: Int
-        let output: Command.Output
+        let output: Executable.Output
         switch workload {
         case .fetch:
             let urls = (0..<Self.requests).map { "\(origin)/drink.json?i=\($0)" }
             let stats = directory.path("fetch-stats.json")
-            output = try Command.batchfetch().run(
+            output = try Executable.batchfetch().run(
                 ["fetch", "--body", "none", "--stats", stats] + common + urls, deadline: 120)
             #expect(output.status == 0, "\(output.stderr)")
             let records = try output.records()
             #expect(records.count == Self.requests && records.allSatisfy { $0["status"] as? Int == 200 })
             reported = try Self.json(stats)["requests"] as? Int ?? -1
         case .bench:
-            output = try Command.batchfetch().run(
+            output = try Executable.batchfetch().run(
                 ["bench", "-n", String(Self.requests), "--json"] + common + ["\(origin)/drink.json"], deadline: 120)
             #expect(output.status == 0, "\(output.stderr)")
             let report = try #require(try output.records().first)
@@ -131,7 +132,7 @@ struct LibcurlVersionTests {
             reported = report["ok"] as? Int ?? -1
         case .crawl:
             let stats = directory.path("crawl-stats.json")
-            output = try Command.batchfetch().run(
+            output = try Executable.batchfetch().run(
                 ["crawl", "--base-url", "\(origin)/api/json/v1/1/", "--details", "-q", "--stats", stats] + common,
                 deadline: 180)
             #expect(output.status == 0, "\(output.stderr)")
@@ -186,7 +187,7 @@ struct LibcurlVersionTests {
         // file batchfetch's libcurl.so.4 would be.
         let ldd = Process()
         ldd.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
-        ldd.arguments = [try Command.batchfetch().url.path]
+        ldd.arguments = [try Executable.batchfetch().url.path]
         let pipe = Pipe()
         ldd.standardOutput = pipe
         ldd.standardError = FileHandle.nullDevice
@@ -200,12 +201,12 @@ struct LibcurlVersionTests {
         #expect(commands == mine, "batchfetch loads \(commands), the tests \(mine) (libcurl \(version))")
 
         // And what the running command says of itself: `--version` reads curl_version_info.
-        let report = try Command.batchfetch().run(["--version"], deadline: 30)
+        let report = try Executable.batchfetch().run(["--version"], deadline: 30)
         #expect(report.status == 0, "\(report.stderr)")
         let loaded = BatchFetch.libcurlVersion.dropFirst("libcurl/".count).prefix { $0 != " " }
         #expect(
-            report.text.split(separator: "\n").contains { $0.hasPrefix("libcurl \(loaded) ") },
-            "batchfetch --version: \(report.text)")
+            report.stdout.split(separator: "\n").contains { $0.hasPrefix("libcurl \(loaded) ") },
+            "batchfetch --version: \(report.stdout)")
     }
 
     /// The switch that decides h2c connection reuse follows the version: libcurl 8.0.0 fixed

@@ -1,5 +1,6 @@
 import CocktailReplica
 import Foundation
+import TestSupport
 import Testing
 
 /// `crawl -o FILE --resume` into files that are not a crawl of ours: refused with exit status 2,
@@ -34,7 +35,7 @@ struct ResumeFileTests {
             for (name, bytes) in foreign {
                 let file = directory.path("foreign.txt")
                 try Data(bytes).write(to: URL(fileURLWithPath: file))
-                let output = try Command.batchfetch().run(
+                let output = try Executable.batchfetch().run(
                     ["crawl", "--base-url", replica.baseURL, "-o", file, "--resume", "-q"], deadline: 30)
                 #expect(!output.hung)
                 #expect(output.status == 2, "\(name): \(output.stderr)")
@@ -53,13 +54,13 @@ struct ResumeFileTests {
             let directory = try ScratchDirectory("bf-torn")
             let reference = directory.path("reference.ndjson")
             let arguments = ["crawl", "--base-url", replica.baseURL, "-q"]
-            #expect(try Command.batchfetch().run(arguments + ["-o", reference]).status == 0)
+            #expect(try Executable.batchfetch().run(arguments + ["-o", reference]).status == 0)
             let expected = try Data(contentsOf: URL(fileURLWithPath: reference))
             let firstLine = try #require(expected.firstIndex(of: 0x0A)) + 1
             for cut in [1, 5, 13, firstLine + 1, firstLine + 7, firstLine + 40] {
                 let file = directory.path("torn\(cut).ndjson")
                 try expected.prefix(cut).write(to: URL(fileURLWithPath: file))
-                let output = try Command.batchfetch().run(arguments + ["-o", file, "--resume"], deadline: 30)
+                let output = try Executable.batchfetch().run(arguments + ["-o", file, "--resume"], deadline: 30)
                 #expect(output.status == 0, "cut at \(cut): \(output.stderr)")
                 #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == expected, "cut at \(cut)")
             }

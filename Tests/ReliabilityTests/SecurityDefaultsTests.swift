@@ -1,5 +1,6 @@
 import CocktailReplica
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -57,13 +58,14 @@ struct SecurityDefaultsTests {
         #expect(TLSServer.accepts(port), "openssl s_server did not listen on \(port)")
         let url = "https://127.0.0.1:\(port)/"
 
-        let verified = try Command.batchfetch().run(["fetch", "--retries", "0", "--body", "none", url], deadline: 30)
+        let verified = try Executable.batchfetch().run(
+            ["fetch", "--retries", "0", "--body", "none", url], deadline: 30)
         #expect(verified.status == 1)
         let refused = try #require(try verified.records().first)
         #expect((refused["error"] as? [String: Any])?["kind"] as? String == "tlsFailure")
         #expect(((refused["error"] as? [String: Any])?["message"] as? String)?.contains("certificate") == true)
 
-        let insecure = try Command.batchfetch().run(
+        let insecure = try Executable.batchfetch().run(
             ["fetch", "-k", "--retries", "0", "--body", "none", url], deadline: 30)
         #expect(insecure.status == 0, "\(insecure.stderr)")
         #expect(try insecure.records().first?["status"] as? Int == 200)
@@ -82,7 +84,7 @@ struct SecurityDefaultsTests {
                 "http://127.0.0.1:1/?key=s3cret-query-4", "\(base)/loop?apikey=s3cret-query-5",
                 "htp:/broken?password=s3cret-query-6", "\(base)/redirect?to=file:///x&secret=s3cret-query-7",
             ]
-            let output = try Command.batchfetch().run(
+            let output = try Executable.batchfetch().run(
                 [
                     "fetch", "-H", "Authorization: Bearer s3cret-bearer", "-H", "X-Api-Key: s3cret-header",
                     "-H", "Cookie: session=s3cret-cookie", "--timeout", "1", "--retries", "0", "--follow=2",
@@ -92,7 +94,7 @@ struct SecurityDefaultsTests {
             #expect(output.status == 1)
             #expect(try output.records().count == urls.count)
             let stats = try String(contentsOfFile: directory.path("stats.json"), encoding: .utf8)
-            for printed in [output.text, output.stderr, stats] {
+            for printed in [output.stdout, output.stderr, stats] {
                 #expect(!printed.contains("s3cret"), "\(printed.prefix(2000))")
             }
             let heads = server.arrivals.map(\.head).joined(separator: "\n")
@@ -110,7 +112,7 @@ struct SecurityDefaultsTests {
         try await ReplicaServer.withServer(configuration) { replica in
             let directory = try ScratchDirectory("bf-apikey")
             let root = String(replica.baseURL.dropLast("1/".count))
-            let output = try Command.batchfetch().run(
+            let output = try Executable.batchfetch().run(
                 [
                     "crawl", "--base-url", root, "--api-key", "s3cretkey42", "--details", "--complete", "--retries",
                     "0",
@@ -126,7 +128,7 @@ struct SecurityDefaultsTests {
             ] {
                 #expect(!printed.contains("s3cretkey42"))
             }
-            let retried = try Command.batchfetch().run(
+            let retried = try Executable.batchfetch().run(
                 [
                     "crawl", "--base-url", root, "--api-key", "s3cretkey42", "--details", "--complete", "--retries",
                     "0",

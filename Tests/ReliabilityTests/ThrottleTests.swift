@@ -1,6 +1,7 @@
 import CocktailReplica
 import Dispatch
 import Foundation
+import TestSupport
 import Testing
 
 /// 429 with `Retry-After`: the engine waits as long as it is told, and not only for the throttled
@@ -12,7 +13,7 @@ struct ThrottleTests {
             let base = server.baseURL
             // The throttled request first; the rest keep 4 connections busy behind it.
             let urls = ["\(base)/throttle?key=a&after=1"] + (0..<40).map { "\(base)/ok?i=\($0)" }
-            let output = try Command.batchfetch().run(
+            let output = try Executable.batchfetch().run(
                 ["fetch", "-q", "-c", "4", "--retries", "3", "--body", "none"] + urls, deadline: 30)
             #expect(output.status == 0, "\(output.stderr)")
             let records = try output.records()
@@ -43,7 +44,7 @@ struct ThrottleTests {
             let cap = 8
             let lines = (0..<count).map { replica.url("lookup.php?i=1&n=\($0)") }
             let started = Date()
-            let output = try Command.batchfetch().run(
+            let output = try Executable.batchfetch().run(
                 ["fetch", "-q", "-c", "\(cap)", "--retries", "10", "--body", "none"],
                 stdin: Data(lines.joined(separator: "\n").utf8), deadline: 60)
             let seconds = Date().timeIntervalSince(started)

@@ -6,16 +6,17 @@
 /// library's `random(in:using:)` and `shuffled(using:)`, whose algorithms are not promised to stay
 /// the same across toolchains.
 ///
-/// A value type; copy it to fork a stream. Not thread-safe to share a single instance.
-struct SplitMix64: RandomNumberGenerator, Sendable {
+/// A value type; copy it to fork a stream. Not thread-safe to share a single instance. `package`
+/// so that the tests' seeded generator (TestSupport's `SeededGenerator`) is this one, not a copy.
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// Creates a generator whose whole output is determined by `seed`.
-    init(seed: UInt64) {
+    package init(seed: UInt64) {
         self.state = seed
     }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         self.state &+= 0x9E37_79B9_7F4A_7C15
         return Self.mix(self.state)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// What one `curl` run saw.
 struct CurlResult: Sendable {
@@ -28,12 +29,9 @@ enum Curl {
 
     /// Fetches `urls` in one curl run (so over one keep-alive connection) with `arguments` added.
     static func fetch(_ urls: [String], arguments: [String] = []) async throws -> CurlResult {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "replica-curl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let headerFile = directory.appendingPathComponent("headers")
-        let bodyFiles = urls.indices.map { directory.appendingPathComponent("body-\($0)") }
+        let scratch = try ScratchDirectory("replica-curl")
+        let headerFile = URL(fileURLWithPath: scratch.path("headers"))
+        let bodyFiles = urls.indices.map { URL(fileURLWithPath: scratch.path("body-\($0)")) }
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
@@ -64,6 +62,7 @@ enum Curl {
         let contentTypes = lines.map { line in String(line.drop { $0 != " " }.dropFirst()) }
         let headerText = (try? String(contentsOf: headerFile, encoding: .utf8)) ?? ""
         let bodies = bodyFiles.map { Array((try? Data(contentsOf: $0)) ?? Data()) }
+        _ = consume scratch  // removed only now that curl's files are read
         return CurlResult(
             exitCode: exitCode,
             status: statuses.last ?? 0,

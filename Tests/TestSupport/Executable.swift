@@ -1,22 +1,24 @@
 import Foundation
 import Synchronization
 
-/// Runs one of the package's executables as a user would, with a deadline: a run that outlives it
-/// is killed and reported as hung, so a hang fails one test instead of the whole suite.
-struct Command {
-    struct Output {
-        let status: Int32
-        let stdout: Data
-        let stderr: String
+/// Runs one of the package's executables as a user would, and captures what it printed, with a
+/// deadline: a run that outlives it is killed and reported as hung, so a hang fails one test
+/// instead of the whole suite.
+///
+/// Each run blocks its calling thread until the child exits; standard input is written and both
+/// outputs are read on threads of their own, so no full pipe blocks the child.
+package struct Executable {
+    package struct Output {
+        package let status: Int32
+        package let stdout: String
+        package let stderr: String
         /// Whether the deadline passed and the process was killed.
-        let hung: Bool
-        let seconds: Double
-
-        var text: String { String(decoding: self.stdout, as: UTF8.self) }
+        package let hung: Bool
+        package let seconds: Double
 
         /// Standard output's lines, each parsed as a JSON object.
-        func records() throws -> [[String: Any]] {
-            try self.text.split(separator: "\n").map { line in
+        package func records() throws -> [[String: Any]] {
+            try self.stdout.split(separator: "\n").map { line in
                 guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
                     throw CocoaError(.coderReadCorrupt)
                 }
@@ -25,10 +27,10 @@ struct Command {
         }
     }
 
-    let url: URL
+    package let url: URL
 
-    /// Finds `name` beside the test bundle (both are products of the same build).
-    init(_ name: String) throws {
+    /// Finds `name` beside the test bundle (both are build products of the same build).
+    package init(_ name: String) throws {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = directory.appendingPathComponent(name)
@@ -41,16 +43,35 @@ struct Command {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
     }
 
-    static func batchfetch() throws -> Command {
-        try Command("batchfetch")
+    /// The `batchfetch` command.
+    package static func batchfetch() throws -> Executable {
+        try Executable("batchfetch")
     }
 
-    /// Runs with `arguments`, feeding `stdin` (raw bytes, so NULs and invalid UTF-8 get through),
-    /// and waits at most `deadline` seconds for the exit.
-    func run(_ arguments: [String], stdin: Data? = nil, deadline: Double = 60) throws -> Output {
+    /// Runs with `arguments`, feeding `stdin` as UTF-8, with `environment` added to this process's
+    /// own, and waits at most `deadline` seconds for the exit.
+    package func run(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], deadline: Double = 60
+    ) throws -> Output {
+        try self.run(arguments, input: stdin.map { Data($0.utf8) }, environment: environment, deadline: deadline)
+    }
+
+    /// Runs with `arguments`, feeding `stdin` as raw bytes (so NULs and invalid UTF-8 get through).
+    package func run(
+        _ arguments: [String], stdin: Data, environment: [String: String] = [:], deadline: Double = 60
+    ) throws -> Output {
+        try self.run(arguments, input: stdin, environment: environment, deadline: deadline)
+    }
+
+    private func run(
+        _ arguments: [String], input stdin: Data?, environment: [String: String], deadline: Double
+    ) throws -> Output {
         let process = Process()
         process.executableURL = self.url
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe()
         let err = Pipe()
         let input = Pipe()
@@ -88,7 +109,7 @@ struct Command {
         }
         return Output(
             status: process.terminationStatus,
-            stdout: stdoutBox.data,
+            stdout: String(decoding: stdoutBox.data, as: UTF8.self),
             stderr: String(decoding: stderrBox.data, as: UTF8.self),
             hung: hung,
             seconds: Date().timeIntervalSince(started)
@@ -96,6 +117,7 @@ struct Command {
     }
 }
 
+/// One output's bytes, handed from its reader thread to the waiting one.
 private final class Box: Sendable {
     private let state = Mutex<(data: Data, done: Bool)>((Data(), false))
 
@@ -105,39 +127,4 @@ private final class Box: Sendable {
 
     var isDone: Bool { self.state.withLock { $0.done } }
     var data: Data { self.state.withLock { $0.data } }
-}
-
-/// A scratch directory removed when the test is done.
-struct ScratchDirectory: ~Copyable {
-    let url: URL
-
-    init(_ prefix: String) throws {
-        self.url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: self.url, withIntermediateDirectories: true)
-    }
-
-    func path(_ name: String) -> String {
-        self.url.appendingPathComponent(name).path
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: self.url)
-    }
-}
-
-/// A seeded generator (SplitMix64), so randomised tests repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        self.state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }
