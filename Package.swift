@@ -102,12 +102,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // What the test targets share: the process runner, the seeded generator, scratch folders
-        // and waiting helpers. A regular target (test targets cannot depend on each other) that
-        // only test targets depend on.
+        // What the test targets share: the process runner, the seeded generator, scratch folders,
+        // waiting helpers and the test HTTP server. A regular target (test targets cannot depend
+        // on each other) that only test targets depend on.
         .target(
             name: "TestSupport",
-            dependencies: ["CocktailReplica"],
+            dependencies: [
+                "CocktailReplica",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             path: "Tests/TestSupport"
         ),
         .testTarget(
@@ -116,9 +121,6 @@ let package = Package(
                 "BatchFetch",
                 "CocktailReplica",
                 "TestSupport",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -128,8 +130,6 @@ let package = Package(
                 "CocktailDB",
                 "CocktailReplica",
                 "TestSupport",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(

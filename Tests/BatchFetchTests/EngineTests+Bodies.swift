@@ -1,5 +1,6 @@
 import BatchFetch
 import Foundation
+import TestSupport
 import Testing
 
 /// What the engine does with bodies it is told not to keep.
@@ -11,8 +12,8 @@ extension EngineTests {
             configuration.keepsBodies = false
             let requests = [
                 Request("\(server.baseURL)/bytes?n=50000"),
-                Request("\(server.baseURL)/bytes?n=50000&chunked=1"),
-                Request("\(server.baseURL)/bytes?n=70000&chunked=1"),
+                Request("\(server.baseURL)/bytes?n=50000&mode=chunked"),
+                Request("\(server.baseURL)/bytes?n=70000&mode=chunked"),
             ]
             let results = try await withEngine(configuration: configuration) { engine in
                 await collect(engine, requests).sorted { $0.index < $1.index }

@@ -198,8 +198,8 @@ struct EngineTests {
             configuration.maxBodyBytes = 10_000
             let requests = [
                 Request("\(server.baseURL)/bytes?n=50000"),
-                Request("\(server.baseURL)/bytes?n=50000&chunked=1"),
-                Request("\(server.baseURL)/bytes?n=10000&chunked=1"),
+                Request("\(server.baseURL)/bytes?n=50000&mode=chunked"),
+                Request("\(server.baseURL)/bytes?n=10000&mode=chunked"),
             ]
             let results = try await withEngine(configuration: configuration) { engine in
                 await collect(engine, requests).sorted { $0.index < $1.index }

@@ -22,7 +22,7 @@ struct HostileInputTests {
     /// Garbage, a NUL byte, a 100 KB line and invalid UTF-8 in the URL list, from a file and from
     /// standard input: one record per line, in place, and the good URLs around them are fetched.
     @Test func garbageLinesInTheURLListBecomeErrorRecordsInPlace() async throws {
-        try await HostileServer.with { server in
+        try await TestHTTPServer.with { server in
             let ok = server.baseURL + "/ok"
             var input = Data()
             let lines: [[UInt8]] = [
@@ -76,7 +76,7 @@ struct HostileInputTests {
     }
 
     @Test func headersWithCROrLFAreRefusedBeforeAnythingIsSent() async throws {
-        try await HostileServer.with { server in
+        try await TestHTTPServer.with { server in
             for header in ["X-Test: a\r\nInjected: yes", "X-Test: a\nInjected: yes", "X-Test: a\rb", "Bad Name: x"] {
                 let output = try Executable.batchfetch().run(
                     ["fetch", "-H", header, server.baseURL + "/ok"], deadline: 30)
@@ -91,7 +91,7 @@ struct HostileInputTests {
     /// Redirect loops end at the limit, and a redirect to anything but http or https is refused,
     /// followed or not; the records after them are unaffected.
     @Test func redirectLoopsAndRedirectsToOtherSchemesFailCleanly() async throws {
-        try await HostileServer.with { server in
+        try await TestHTTPServer.with { server in
             let base = server.baseURL
             let targets = [
                 "file:///etc/passwd", "ftp://127.0.0.1:\(server.port)/x", "gopher://127.0.0.1:\(server.port)/_x",
@@ -126,11 +126,12 @@ struct HostileInputTests {
 
     /// `--max-body` holds with a Content-Length, with a body delimited by closing, and chunked.
     @Test func bodiesPastTheMaximumFailWithTooLargeInEveryFraming() async throws {
-        try await HostileServer.with { server in
+        try await TestHTTPServer.with { server in
             let base = server.baseURL
             let urls = [
-                "\(base)/big?n=300000&mode=length", "\(base)/big?n=300000&mode=close",
-                "\(base)/big?n=300000&mode=chunked", "\(base)/big?n=1000&mode=chunked", "\(base)/big?n=1000&mode=close",
+                "\(base)/bytes?n=300000&mode=length", "\(base)/bytes?n=300000&mode=close",
+                "\(base)/bytes?n=300000&mode=chunked", "\(base)/bytes?n=1000&mode=chunked",
+                "\(base)/bytes?n=1000&mode=close",
             ]
             let output = try Executable.batchfetch().run(
                 ["fetch", "--max-body", "100000", "--body", "none", "-q"] + urls, deadline: 60)
@@ -150,7 +151,7 @@ struct HostileInputTests {
     /// headers: each fails on its own (timeout, timeout, transport) while the good URL succeeds,
     /// and the run ends within the per-attempt timeout plus slack.
     @Test func stallingAndVanishingServersTimeOutWithoutHoldingUpTheBatch() async throws {
-        try await HostileServer.with { server in
+        try await TestHTTPServer.with { server in
             let base = server.baseURL
             let urls = ["\(base)/hang", "\(base)/drip", "\(base)/headers-then-close", "\(base)/ok"]
             let output = try Executable.batchfetch().run(
@@ -173,7 +174,7 @@ struct HostileInputTests {
     /// Non-JSON, truncated JSON, 10,000-deep nesting, invalid UTF-8 and an empty body under
     /// `--content-path`: each an error record that says what is wrong; the good document passes.
     @Test func brokenJSONBodiesAreErrorRecordsThatSayWhy() async throws {
-        try await HostileServer.with { server in
+        try await TestHTTPServer.with { server in
             let names = ["nonjson", "truncated", "deep", "badutf8", "empty", "good"]
             let urls = names.map { "\(server.baseURL)/doc/\($0)" }
             let output = try Executable.batchfetch().run(

@@ -75,7 +75,7 @@ struct SecurityDefaultsTests {
     /// Secrets in headers, query strings and user-info reach the server but never stdout, stderr,
     /// progress or the stats file, whatever happens to the request.
     @Test func credentialsNeverAppearInRecordsLogsOrErrors() async throws {
-        try await HostileServer.with { server in
+        try await TestHTTPServer.with { server in
             let base = server.baseURL
             let directory = try ScratchDirectory("bf-secrets")
             let urls = [

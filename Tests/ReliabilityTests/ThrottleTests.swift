@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized)
 struct ThrottleTests {
     @Test func noRequestReachesAThrottledHostBeforeItsRetryAfter() async throws {
-        try await HostileServer.with { server in
+        try await TestHTTPServer.with { server in
             let base = server.baseURL
             // The throttled request first; the rest keep 4 connections busy behind it.
             let urls = ["\(base)/throttle?key=a&after=1"] + (0..<40).map { "\(base)/ok?i=\($0)" }

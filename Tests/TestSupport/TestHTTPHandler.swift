@@ -1,113 +1,14 @@
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 import Synchronization
 
-/// A real HTTP/1.1 server on 127.0.0.1 for the engine's tests, in the manner of async-http-client's
-/// `HTTPBin`: behaviour is chosen by the request path, and the server counts what it saw
-/// (connections, requests in flight, arrivals per path) so tests assert from the server's side.
-///
-/// Routes:
-/// - `/ok?size=N` — 200 with a JSON body of about N bytes (default 64)
-/// - `/status/CODE` — that status, with a short body
-/// - `/flaky?key=K&fail=N&status=S&retryAfter=R` — the first N requests for K get S (default 503,
-///   with `Retry-After: R` when given), later ones 200
-/// - `/redirect?to=URL` — 302 to URL (to itself without `to`)
-/// - `/bytes?n=N&chunked=1` — N bytes, chunked (no Content-Length) when asked
-/// - `/delay?ms=N` — 200 after N ms
-/// - `/hold?until=N&ms=M` — 200 once N `/ok` requests have arrived, or after M ms (default 10 s)
-/// - `/doc?size=N&status=S&breaks=1` — a JSON document of about N bytes (``document(size:breaks:)``)
-///   with status S (default 200); with `breaks=1` its tokens are separated by CR LF
-/// - `/hang` — never answers
-/// - `/headers` — the request's header fields, one `name: value` per line
-/// - `/cached?cc=V` — 200 with `Cache-Control: V` and `ETag: "v1"`, a body counting the requests
-/// - `/gzip` — `{"compressed":true}`, gzip-encoded (`Content-Encoding: gzip`) when the request's
-///   `Accept-Encoding` lists gzip, plain otherwise
-final class TestHTTPServer: Sendable {
-    struct Counters: Sendable {
-        var connectionsAccepted = 0
-        var connectionsClosed = 0
-        var requests = 0
-        var inFlight = 0
-        var maxInFlight = 0
-        var arrivals: [String: [UInt64]] = [:]
-        var flakyHits: [String: Int] = [:]
-        /// Requests that carried an `Accept-Encoding` field.
-        var acceptingEncodings = 0
-    }
-
-    /// `{"compressed":true}` as gzip (RFC 1952) made it.
-    static let gzippedJSON: [UInt8] = [
-        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xff, 0xab, 0x56, 0x4a, 0xce, 0xcf, 0x2d, 0x28, 0x4a,
-        0x2d, 0x2e, 0x4e, 0x4d, 0x51, 0xb2, 0x2a, 0x29, 0x2a, 0x4d, 0xad, 0x05, 0x00, 0xf1, 0xea, 0x39, 0x95, 0x13,
-        0x00, 0x00, 0x00,
-    ]
-
-    let group: MultiThreadedEventLoopGroup
-    let channel: any Channel
-    let port: Int
-    let counters = Mutex(Counters())
-
-    var baseURL: String { "http://127.0.0.1:\(self.port)" }
-
-    private init(group: MultiThreadedEventLoopGroup, channel: any Channel) {
-        self.group = group
-        self.channel = channel
-        self.port = channel.localAddress?.port ?? 0
-    }
-
-    /// Starts a server on an ephemeral loopback port.
-    static func start() async throws -> TestHTTPServer {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let box = ServerBox()
-        let channel = try await ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(TestHTTPHandler(server: box))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0)
-            .get()
-        let server = TestHTTPServer(group: group, channel: channel)
-        box.server.withLock { $0 = server }
-        return server
-    }
-
-    func shutdown() async throws {
-        try await self.channel.close()
-        try await self.group.shutdownGracefully()
-    }
-
-    var snapshot: Counters { self.counters.withLock { $0 } }
-
-    /// Runs `body` with a started server and always shuts it down.
-    static func with<T>(_ body: (TestHTTPServer) async throws -> T) async throws -> T {
-        let server = try await TestHTTPServer.start()
-        do {
-            let result = try await body(server)
-            try await server.shutdown()
-            return result
-        } catch {
-            try? await server.shutdown()
-            throw error
-        }
-    }
-}
-
-/// Lets handlers reach the server object, which exists only after the bind.
-final class ServerBox: Sendable {
-    let server = Mutex<TestHTTPServer?>(nil)
-}
-
-private final class TestHTTPHandler: ChannelInboundHandler {
+/// Serves ``TestHTTPServer``'s routes on one connection.
+final class TestHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let box: ServerBox
+    let box: ServerBox
     private var head: HTTPRequestHead?
 
     init(server: ServerBox) {
@@ -158,6 +59,8 @@ private final class TestHTTPHandler: ChannelInboundHandler {
             c.arrivals[path + (query["key"].map { "?key=" + $0 } ?? ""), default: []].append(now)
             c.acceptingEncodings += head.headers.contains(name: "Accept-Encoding") ? 1 : 0
         }
+        self.box.server.withLock { $0 }?.arrived(
+            TestHTTPServer.Arrival(target: head.uri, nanoseconds: now, head: Self.text(of: head)))
         let loop = context.eventLoop.assumeIsolated()
         switch path {
         case "/ok":
@@ -168,31 +71,18 @@ private final class TestHTTPHandler: ChannelInboundHandler {
             let code = Int(p.dropFirst("/status/".count)) ?? 500
             self.respond(context: context, status: HTTPResponseStatus(statusCode: code), body: "status \(code)")
         case "/flaky":
-            let key = query["key"] ?? ""
-            let fail = Int(query["fail"] ?? "") ?? 1
-            let hits =
-                self.counters { c -> Int in
-                    c.flakyHits[key, default: 0] += 1
-                    return c.flakyHits[key, default: 0]
-                } ?? 0
-            if hits <= fail {
-                var extra: [(String, String)] = []
-                if let retryAfter = query["retryAfter"] {
-                    extra.append(("Retry-After", retryAfter))
-                }
-                let status = Int(query["status"] ?? "") ?? 503
-                self.respond(
-                    context: context, status: HTTPResponseStatus(statusCode: status), body: "try later", headers: extra)
-            } else {
-                self.respond(
-                    context: context, status: .ok, body: "{\"ok\":true,\"hits\":\(hits)}", type: "application/json")
-            }
-        case "/redirect":
-            self.respond(
-                context: context, status: .found, body: "", headers: [("Location", query["to"] ?? "/redirect")])
+            self.flaky(
+                context: context, key: query["key"] ?? "", fail: Int(query["fail"] ?? "") ?? 1,
+                status: Int(query["status"] ?? "") ?? 503, retryAfter: query["retryAfter"])
+        case "/throttle":
+            self.flaky(
+                context: context, key: query["key"] ?? "", fail: 1, status: 429, retryAfter: query["after"] ?? "1")
+        case "/redirect", "/loop":
+            self.respond(context: context, status: .found, body: "", headers: [("Location", query["to"] ?? path)])
         case "/bytes":
             let count = Int(query["n"] ?? "") ?? 0
-            self.respondBytes(context: context, count: count, chunked: query["chunked"] == "1")
+            self.respondBytes(
+                context: context, count: count, framing: Framing(rawValue: query["mode"] ?? "") ?? .length)
         case "/binary":
             // Every byte value, so never valid UTF-8: what a JPEG or a ZIP looks like to a text decoder.
             let count = Int(query["n"] ?? "") ?? 1000
@@ -229,8 +119,17 @@ private final class TestHTTPHandler: ChannelInboundHandler {
             self.respond(
                 context: context, status: HTTPResponseStatus(statusCode: status),
                 body: TestHTTPServer.document(size: size, breaks: query["breaks"] == "1"), type: "application/json")
+        case let p where p.hasPrefix("/doc/"):
+            self.respond(
+                context: context, status: .ok,
+                body: ByteBuffer(bytes: TestHTTPServer.document(named: String(p.dropFirst(5)))),
+                type: "application/json", headers: [])
         case "/hang":
             break
+        case "/drip":
+            self.drip(context: context, remaining: 64)
+        case "/headers-then-close":
+            self.headersThenClose(context: context, contentLength: 100)
         case "/cached":
             let count = self.counters { $0.arrivals["/cached"]?.count ?? 0 } ?? 0
             self.respond(
@@ -265,7 +164,7 @@ private final class TestHTTPHandler: ChannelInboundHandler {
         }
     }
 
-    private func respond(
+    func respond(
         context: ChannelHandlerContext,
         status: HTTPResponseStatus,
         body: String,
@@ -275,7 +174,7 @@ private final class TestHTTPHandler: ChannelInboundHandler {
         self.respond(context: context, status: status, body: ByteBuffer(string: body), type: type, headers: extra)
     }
 
-    private func respond(
+    func respond(
         context: ChannelHandlerContext,
         status: HTTPResponseStatus,
         body: ByteBuffer,
@@ -311,45 +210,28 @@ private final class TestHTTPHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    private func respondBytes(context: ChannelHandlerContext, count: Int, chunked: Bool) {
-        var headers = HTTPHeaders([("Content-Type", "application/octet-stream")])
-        if chunked {
-            headers.add(name: "Transfer-Encoding", value: "chunked")
-        } else {
-            headers.add(name: "Content-Length", value: String(count))
-        }
-        context.write(
-            self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
-            promise: nil)
-        var remaining = count
-        let chunk = ByteBuffer(repeating: UInt8(ascii: "a"), count: 64 * 1024)
-        while remaining > 0 {
-            let n = min(remaining, chunk.readableBytes)
-            context.write(
-                self.wrapOutboundOut(.body(.byteBuffer(chunk.getSlice(at: 0, length: n) ?? chunk))), promise: nil)
-            remaining -= n
-        }
-        self.end(context: context)
-    }
-
-    private func end(context: ChannelHandlerContext) {
+    /// Ends the response; with `closing`, closes the connection once the response has left.
+    func end(context: ChannelHandlerContext, closing: Bool = false) {
         _ = self.counters { $0.inFlight -= 1 }
-        context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
-    }
-}
-
-extension TestHTTPServer {
-    /// The body of `/doc`: an object whose values (a number, strings, `null`, a nested list) add
-    /// up to at least `size` bytes; with `breaks`, CR LF between its tokens.
-    static func document(size: Int, breaks: Bool) -> String {
-        let gap = breaks ? "\r\n" : ""
-        var items: [String] = []
-        var length = 0
-        while length < size {
-            let item = "{\(gap)\"n\":\(items.count),\(gap)\"name\":\"drink \(items.count)\",\"note\":null}"
-            items.append(item)
-            length += item.utf8.count + 1
+        if closing {
+            self.writeAndClose(.end(nil), context: context)
+        } else {
+            context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
         }
-        return "{\"size\":\(size),\(gap)\"items\":[\(items.joined(separator: ",\(gap)"))]\(gap)}"
+    }
+
+    /// Writes `part`, then closes the connection once it has left.
+    func writeAndClose(_ part: HTTPServerResponsePart, context: ChannelHandlerContext) {
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(self.wrapOutboundOut(part), promise: written)
+        written.futureResult.assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+
+    /// The request line and header fields, one per line, as the client sent them.
+    private static func text(of head: HTTPRequestHead) -> String {
+        let fields = head.headers.map { "\($0.name): \($0.value)" }
+        return (["\(head.method.rawValue) \(head.uri) \(head.version)"] + fields).joined(separator: "\r\n")
     }
 }
