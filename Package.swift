@@ -123,6 +123,15 @@ let package = Package(
                 "TestSupport",
             ]
         ),
+        // The command end to end: tests that run the built `batchfetch` as a user would.
+        .testTarget(
+            name: "BatchFetchCLITests",
+            dependencies: [
+                "BatchFetch",
+                "CocktailReplica",
+                "TestSupport",
+            ]
+        ),
         .testTarget(
             name: "ReliabilityTests",
             dependencies: [
