@@ -26,42 +26,16 @@ final class ConnectionLogServer {
         self.certificates = try TestCertificates(in: directory, openssl: openssl)
         let ports = try TLSServer.freePorts(2)
         (self.tls, self.cleartextH2) = (ports[0], ports[1])
-        let locations = """
-            root \(root);
-            location /api/ { proxy_pass http://127.0.0.1:\(upstreamPort); proxy_http_version 1.1; \
-            proxy_set_header Connection ""; }
-            """
-        let configuration = """
-            daemon off;
-            master_process off;
-            worker_processes 1;
-            pid \(directory)/nginx.pid;
-            error_log \(directory)/error.log warn;
-            events { worker_connections 4096; }
-            http {
-                default_type application/json;
-                ssl_session_cache shared:W4:1m;
-                keepalive_timeout 300s;
-                keepalive_requests 100000000;
-                log_format conn '$server_port $connection $ssl_session_reused $server_protocol $status';
-                access_log \(directory)/access.log conn;
-                client_body_temp_path \(directory)/client_body;
-                proxy_temp_path \(directory)/proxy;
-                fastcgi_temp_path \(directory)/fastcgi;
-                uwsgi_temp_path \(directory)/uwsgi;
-                scgi_temp_path \(directory)/scgi;
-                server {
-                    listen 127.0.0.1:\(self.tls) ssl http2;
-                    ssl_certificate \(self.certificates.good.cert);
-                    ssl_certificate_key \(self.certificates.good.key);
-                    \(locations)
-                }
-                server {
-                    listen 127.0.0.1:\(self.cleartextH2) http2;
-                    \(locations)
-                }
-            }
-            """
+        let locations = "root \(root); location /api/ { \(TLSServer.proxyPass(to: upstreamPort)) }"
+        let configuration = TLSServer.configuration(
+            in: directory, workerConnections: 4096,
+            settings: [
+                "ssl_session_cache shared:W4:1m;", "keepalive_timeout 300s;", "keepalive_requests 100000000;",
+            ],
+            servers: [
+                TLSServer.server(self.tls, self.certificates.good, locations),
+                TLSServer.server(self.cleartextH2, nil, locations),
+            ])
         self.process = try TLSServer.launch(nginx: nginx, configuration: configuration, in: directory, ports: ports)
         // The probes above connected without a request: nothing in the log, but connection
         // numbers are used up, which is why the log is read by connection number, not counted.
@@ -93,17 +67,7 @@ final class ConnectionLogServer {
 
     /// The access log so far, one entry per request served, in the order nginx wrote them.
     func accessLog() -> [TLSServer.LogLine] {
-        let text = (try? String(contentsOfFile: "\(self.directory)/access.log", encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { line in
-            let fields = line.split(separator: " ").map(String.init)
-            guard fields.count == 5, let port = Int(fields[0]), let connection = Int(fields[1]),
-                let status = Int(fields[4])
-            else {
-                return nil
-            }
-            return TLSServer.LogLine(
-                port: port, connection: connection, sessionReused: fields[2], protocolName: fields[3], status: status)
-        }
+        TLSServer.accessLog(in: self.directory)
     }
 
     /// Counts as W4 does (`scripts/bench.d/w4.sh`): a connection per distinct connection number, a

@@ -120,50 +120,17 @@ final class TLSServer {
         self.shortLived = ports[4]
         self.proxy = upstreamPort == nil ? nil : ports[5]
         let c = self.certificates
-        func tls(_ port: Int, _ files: (cert: String, key: String), _ body: String = "root \(root);") -> String {
-            """
-            server {
-                listen 127.0.0.1:\(port) ssl http2;
-                ssl_certificate \(files.cert);
-                ssl_certificate_key \(files.key);
-                \(body)
-            }
-            """
-        }
+        let block = Self.server
         var servers = [
-            tls(self.good, c.good), tls(self.wrongHost, c.wrongHost), tls(self.expired, c.expired),
-            "server { listen 127.0.0.1:\(self.cleartextH2) http2; root \(root); }",
-            tls(self.shortLived, c.good, "root \(root); keepalive_requests 10;"),
+            block(self.good, c.good, "root \(root);"), block(self.wrongHost, c.wrongHost, "root \(root);"),
+            block(self.expired, c.expired, "root \(root);"), block(self.cleartextH2, nil, "root \(root);"),
+            block(self.shortLived, c.good, "root \(root); keepalive_requests 10;"),
         ]
         if let proxy = self.proxy, let upstreamPort {
-            servers.append(
-                tls(
-                    proxy, c.good,
-                    """
-                    location / { proxy_pass http://127.0.0.1:\(upstreamPort); proxy_http_version 1.1; \
-                    proxy_set_header Connection ""; }
-                    """))
+            servers.append(block(proxy, c.good, "location / { \(Self.proxyPass(to: upstreamPort)) }"))
         }
-        let configuration = """
-            daemon off;
-            master_process off;
-            worker_processes 1;
-            pid \(directory)/nginx.pid;
-            error_log \(directory)/error.log warn;
-            events { worker_connections 1024; }
-            http {
-                default_type application/json;
-                ssl_session_cache shared:TLS:1m;
-                log_format conn '$server_port $connection $ssl_session_reused $server_protocol $status';
-                access_log \(directory)/access.log conn;
-                client_body_temp_path \(directory)/client_body;
-                proxy_temp_path \(directory)/proxy;
-                fastcgi_temp_path \(directory)/fastcgi;
-                uwsgi_temp_path \(directory)/uwsgi;
-                scgi_temp_path \(directory)/scgi;
-                \(servers.joined(separator: "\n"))
-            }
-            """
+        let configuration = Self.configuration(
+            in: directory, workerConnections: 1024, settings: ["ssl_session_cache shared:TLS:1m;"], servers: servers)
         self.process = try Self.launch(nginx: nginx, configuration: configuration, in: directory, ports: ports)
     }
 
@@ -211,7 +178,61 @@ final class TLSServer {
 
     /// The access log so far, one entry per request served.
     func accessLog() -> [LogLine] {
-        let text = (try? String(contentsOfFile: "\(self.directory)/access.log", encoding: .utf8)) ?? ""
+        Self.accessLog(in: self.directory)
+    }
+
+    /// An nginx configuration for ``launch(nginx:configuration:in:ports:)``: one process, its pid
+    /// file, logs and temporary files in `directory`, an access log line per request (``LogLine``),
+    /// and `settings` and `servers` in its `http` block.
+    static func configuration(
+        in directory: String, workerConnections: Int, settings: [String], servers: [String]
+    ) -> String {
+        """
+        daemon off;
+        master_process off;
+        worker_processes 1;
+        pid \(directory)/nginx.pid;
+        error_log \(directory)/error.log warn;
+        events { worker_connections \(workerConnections); }
+        http {
+            default_type application/json;
+            \(settings.joined(separator: "\n    "))
+            log_format conn '$server_port $connection $ssl_session_reused $server_protocol $status';
+            access_log \(directory)/access.log conn;
+            client_body_temp_path \(directory)/client_body;
+            proxy_temp_path \(directory)/proxy;
+            fastcgi_temp_path \(directory)/fastcgi;
+            uwsgi_temp_path \(directory)/uwsgi;
+            scgi_temp_path \(directory)/scgi;
+            \(servers.joined(separator: "\n"))
+        }
+        """
+    }
+
+    /// A `server` block on 127.0.0.1:`port` speaking HTTP/2: over TLS (ALPN offering h2 and
+    /// http/1.1) with `certificate`, or h2c with prior knowledge only without one.
+    static func server(_ port: Int, _ certificate: (cert: String, key: String)?, _ body: String) -> String {
+        guard let certificate else {
+            return "server { listen 127.0.0.1:\(port) http2; \(body) }"
+        }
+        return """
+            server {
+                listen 127.0.0.1:\(port) ssl http2;
+                ssl_certificate \(certificate.cert);
+                ssl_certificate_key \(certificate.key);
+                \(body)
+            }
+            """
+    }
+
+    /// Directives passing requests to `upstreamPort` over HTTP/1.1 keep-alive connections.
+    static func proxyPass(to upstreamPort: Int) -> String {
+        #"proxy_pass http://127.0.0.1:\#(upstreamPort); proxy_http_version 1.1; proxy_set_header Connection "";"#
+    }
+
+    /// The access log of the nginx configured for `directory`, in the order nginx wrote it.
+    static func accessLog(in directory: String) -> [LogLine] {
+        let text = (try? String(contentsOfFile: "\(directory)/access.log", encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ").map(String.init)
             guard fields.count == 5, let port = Int(fields[0]), let connection = Int(fields[1]),
