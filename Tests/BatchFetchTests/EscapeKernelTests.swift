@@ -1,4 +1,5 @@
 import CBytes
+import TestSupport
 import Testing
 
 /// CBytes escapes text with the best kernel the CPU has (byte by byte, SSSE3, AVX-512); the

@@ -21,6 +21,8 @@ import Synchronization
 /// - `/bytes?n=N&mode=length|chunked|close` — N bytes, framed by Content-Length (the default),
 ///   chunked, or by closing the connection
 /// - `/binary?n=N&seed=S&type=T` — N bytes of every value (never valid UTF-8), as T (image/jpeg)
+/// - `/cut?n=N&seed=S&key=K&fail=F` — `/binary` with its full Content-Length but half its bytes
+///   (those of seed S + 1), then a closed connection; with K and F, only K's first F requests
 /// - `/delay?ms=N` — 200 after N ms
 /// - `/hold?until=N&ms=M` — 200 once N `/ok` requests have arrived, or after M ms (default 10 s)
 /// - `/doc?size=N&status=S&breaks=1` — a JSON document of about N bytes (``document(size:breaks:)``)
