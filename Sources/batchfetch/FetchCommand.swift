@@ -167,21 +167,15 @@ struct FetchCommand: AsyncParsableCommand {
                 switch source.source {
                 case .arguments, .file:
                     let requests = source.lazyRequests()
-                    if order == .input {
-                        var results = engine.orderedResults(for: requests).makeAsyncIterator()
-                        await Self.write(&results, writer: &writer, input: source, tally: tally, sink: sink)
-                    } else {
-                        var results = engine.results(for: requests).makeAsyncIterator()
-                        await Self.write(&results, writer: &writer, input: source, tally: tally, sink: sink)
-                    }
+                    let results =
+                        order == .input ? engine.orderedResults(for: requests) : engine.results(for: requests)
+                    var iterator = results.makeAsyncIterator()
+                    await Self.write(&iterator, writer: &writer, input: source, tally: tally, sink: sink)
                 case .standardInput(let stream):
-                    if order == .input {
-                        var results = engine.orderedResults(streaming: stream).makeAsyncIterator()
-                        await Self.write(&results, writer: &writer, input: source, tally: tally, sink: sink)
-                    } else {
-                        var results = engine.results(streaming: stream).makeAsyncIterator()
-                        await Self.write(&results, writer: &writer, input: source, tally: tally, sink: sink)
-                    }
+                    let results =
+                        order == .input ? engine.orderedResults(streaming: stream) : engine.results(streaming: stream)
+                    var iterator = results.makeAsyncIterator()
+                    await Self.write(&iterator, writer: &writer, input: source, tally: tally, sink: sink)
                     stream.cancel()
                 }
                 writer.drain(to: sink)
