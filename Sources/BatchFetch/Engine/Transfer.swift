@@ -14,8 +14,12 @@ final class Transfer {
     var attempts = 0
     /// When the first attempt started; 0 until then.
     var startedAt: UInt64 = 0
-    /// The easy handle carrying the current attempt, while one is in flight.
+    /// The easy handle carrying the current attempt, while one is in flight: the engine loop's
+    /// link from a transfer its state machine stops to the handle to take out of the multi handle.
     var easy: CurlEasy?
+    /// Where ``EngineLoop/StateMachine/running`` holds this transfer while an attempt is in flight;
+    /// -1 otherwise. Finishing a transfer then costs a swap, not a search.
+    var runningSlot = -1
 
     init(request: Request, key: RequestKey?, waiter: Waiter, submittedAt: UInt64) {
         self.request = request

@@ -1,0 +1,171 @@
+import HeapModule
+
+extension EngineLoop.StateMachine {
+    // MARK: - completion
+
+    /// An attempt ended: pause its host if the server asked, then retry it later or deliver its
+    /// outcome to every waiter.
+    ///
+    /// - Parameters:
+    ///   - retryAfter: the server's `Retry-After`, already converted to a delay from `now`.
+    ///   - now: the monotonic clock in nanoseconds.
+    mutating func transferFinished(
+        _ transfer: Transfer, _ outcome: Result<Response, FetchError>, retryAfter: Duration?, now: UInt64
+    ) {
+        self.removeRunning(transfer)
+        guard !transfer.waiters.isEmpty else {
+            return
+        }
+        var status: Int? = nil
+        var errorKind: FetchError.Kind? = nil
+        switch outcome {
+        case .success(let response): status = response.status
+        case .failure(let error): errorKind = error.kind
+        }
+        if let retryAfter, status == 429 || status == 503 {
+            // The server throttled this host: no request to it before the pause ends, not only this one.
+            let until = now &+ UInt64(max(0, retryAfter.nanoseconds))
+            let host = transfer.hostKey
+            self.hostPauses[host] = max(self.hostPauses[host] ?? 0, until)
+            if self.hostPauses.count > 1024 {
+                self.hostPauses = self.hostPauses.filter { $0.value > now }
+            }
+        }
+        let decision = self.retry.decide(
+            attempt: transfer.attempts,
+            method: transfer.request.method,
+            status: status,
+            error: errorKind,
+            retryAfter: retryAfter,
+            using: &self.random
+        )
+        switch decision {
+        case .retry(let delay):
+            self.schedule(transfer, at: now &+ UInt64(max(0, delay.nanoseconds)))
+        case .done:
+            self.finish(transfer, outcome)
+        }
+    }
+
+    mutating func finish(_ transfer: Transfer, _ outcome: Result<Response, FetchError>) {
+        if self.deduplicate {
+            self.forget(transfer)
+            if let key = transfer.key {
+                self.replay.insert(key, outcome: outcome, attempts: transfer.attempts)
+            }
+        }
+        for waiter in transfer.waiters {
+            self.outbox.append(
+                (waiter.sink, Self.result(for: waiter, request: transfer.request, outcome, attempts: transfer.attempts))
+            )
+        }
+        transfer.waiters = []
+    }
+
+    /// The result for `waiter`, carrying what the cache needs to complete it when it let the
+    /// request through.
+    static func result(
+        for waiter: Waiter, request: Request, _ outcome: Result<Response, FetchError>, attempts: Int
+    ) -> FetchResult {
+        var result = FetchResult(index: waiter.index, request: request, outcome: outcome, attempts: attempts)
+        result.cacheCompletion = waiter.cache
+        return result
+    }
+
+    // MARK: - timers
+
+    mutating func schedule(_ transfer: Transfer, at due: UInt64) {
+        self.scheduleSequence &+= 1
+        self.scheduled.insert(ScheduledTransfer(due: due, sequence: self.scheduleSequence, transfer: transfer))
+    }
+
+    /// Moves transfers whose retry (or host pause) is due to the front of the queue, in due order.
+    mutating func timerFired(now: UInt64) {
+        guard let first = self.scheduled.min, first.due <= now else {
+            return
+        }
+        var due: [Transfer] = []
+        while let next = self.scheduled.min, next.due <= now {
+            _ = self.scheduled.removeMin()
+            if !next.transfer.waiters.isEmpty {
+                due.append(next.transfer)
+            }
+        }
+        for transfer in due.reversed() {
+            self.pending.prepend(transfer)
+        }
+    }
+
+    // MARK: - the end of a pass
+
+    /// Decides, after admitting and collecting completions, whether the loop goes round again at
+    /// once or sleeps, and hands results over as it decides.
+    ///
+    /// Results wait for a later pass unless a batch of them has gathered: a hand-over may wake the
+    /// consumer (a futex wake-up and a context switch on both sides), so fewer, larger ones cost
+    /// less. They go out at the latest before the loop sleeps.
+    ///
+    /// - Parameter rateWait: what the last ``nextAdmission(now:)`` said about the rate limit.
+    mutating func passEnded(now: UInt64, rateWait: UInt64?, deliver: (ResultSink, [FetchResult]) -> Void) -> Next {
+        if self.running.count < self.maxInFlight, !self.pending.isEmpty, rateWait == nil {
+            if self.outbox.count >= Self.deliveryBatch {
+                self.deliver(to: deliver)
+            }
+            return .admitAgain
+        }
+        self.deliver(to: deliver)
+        return .poll(milliseconds: self.pollTimeout(now: now, rateWait: rateWait))
+    }
+
+    /// Until the next retry, or the next rate-limit token when work waits for one; a second at most.
+    private func pollTimeout(now: UInt64, rateWait: UInt64?) -> Int {
+        var wait: UInt64 = 1_000_000_000
+        if let next = self.scheduled.min {
+            wait = min(wait, next.due > now ? next.due - now : 0)
+        }
+        if let rateWait, !self.pending.isEmpty {
+            wait = min(wait, rateWait)
+        }
+        // Round up: waking a little late costs nothing, waking early spins.
+        return Int((wait + 999_999) / 1_000_000)
+    }
+
+    /// Hands collected results over, one hand-over per run of results for the same sink.
+    mutating func deliver(to deliver: (ResultSink, [FetchResult]) -> Void) {
+        guard !self.outbox.isEmpty else {
+            return
+        }
+        var start = 0
+        while start < self.outbox.count {
+            let sink = self.outbox[start].sink
+            var end = start + 1
+            while end < self.outbox.count && self.outbox[end].sink === sink {
+                end += 1
+            }
+            deliver(sink, self.outbox[start..<end].map(\.result))
+            start = end
+        }
+        self.outbox.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: - shutdown
+
+    /// Ends everything outstanding as cancelled: stops the transfers in flight, and delivers a
+    /// `cancelled` result to every waiter.
+    mutating func shutdown(stop: (Transfer) -> Void, deliver: (ResultSink, [FetchResult]) -> Void) {
+        var waiting: [Transfer] = Array(self.pending)
+        waiting += self.scheduled.unordered.map(\.transfer)
+        for transfer in self.running {
+            transfer.runningSlot = -1
+            waiting.append(transfer)
+            stop(transfer)
+        }
+        self.running.removeAll()
+        for transfer in waiting where !transfer.waiters.isEmpty {
+            self.finish(transfer, .failure(.cancelled))
+        }
+        self.pending.removeAll()
+        self.scheduled = Heap()
+        self.deliver(to: deliver)
+    }
+}
