@@ -56,8 +56,9 @@ struct EngineTests {
             // 4 MiB: 16 of them fill the 64 MiB the read-ahead may grow to hold.
             let large = (0..<400).map { Request("\(server.baseURL)/bytes?n=\(4 << 20)&i=\($0)") }
             // Takes 4 results, then stops reading: the engine runs ahead as far as the read-ahead
-            // lets it, and no further. Results received but not yet taken no longer count, so each
-            // bound allows up to 8 of them beside the 4 taken.
+            // lets it, and no further. Results received but not yet taken no longer count, and one
+            // hand-over can bring up to a whole read-ahead of them when the consumer is scheduled
+            // late (a busy machine), so each bound allows that many beside the 4 taken.
             func requestsSent(
                 _ configuration: Engine.Configuration, _ requests: [Request] = small
             ) async throws -> Int {
@@ -73,13 +74,13 @@ struct EngineTests {
             }
             // 4 × 2 in flight at first; 32-byte bodies let it grow to 4 × that.
             let grown = try await requestsSent(.testing(maxInFlight: 2))
-            #expect(grown > 4 + 8 + 8 && grown <= 4 + 32 + 8, "sent \(grown)")
+            #expect(grown > 4 + 8 + 8 && grown <= 4 + 32 + 32, "sent \(grown)")
             var fixed = Engine.Configuration.testing(maxInFlight: 2)
             fixed.readAhead = 8
             let held = try await requestsSent(fixed)
             #expect(held <= 4 + 8 + 8, "sent \(held)")
             let bounded = try await requestsSent(.testing(maxInFlight: 2), large)
-            #expect(bounded > 4 + 8 && bounded <= 4 + 16 + 8, "sent \(bounded)")
+            #expect(bounded > 4 + 8 && bounded <= 4 + 16 + 16, "sent \(bounded)")
         }
     }
 
