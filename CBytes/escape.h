@@ -204,6 +204,22 @@ static inline size_t cbytes_store_escape(uint8_t byte, uint8_t *out) {
     return code ? 2 : 6;
 }
 
+/// Escapes the bytes from `p` to `end` one at a time into `*o`, each with one 8-byte store (room
+/// for 8 bytes is checked before each). Returns 0 when `limit` leaves too little room, else 1.
+static inline int cbytes_escape_bytes(const uint8_t *p, const uint8_t *end, uint8_t **o, const uint8_t *limit) {
+    uint8_t *at = *o;
+    for (; p < end; p++) {
+        if (limit - at < 8) return 0;
+        if (cbytes_needs_escape(*p)) {
+            at += cbytes_store_escape(*p, at);
+        } else {
+            *at++ = *p;
+        }
+    }
+    *o = at;
+    return 1;
+}
+
 /// Copies a run of fewer than 64 bytes from `from` to `to` as four 16-byte stores, whatever its
 /// length (a branch on it mispredicts): both sides must have room for 64 bytes.
 static inline void cbytes_copy_run(uint8_t *to, const uint8_t *from) {
@@ -269,14 +285,7 @@ CBYTES_SSSE3 static inline int cbytes_escape_json_ssse3(const uint8_t *in, size_
     }
     utf8.error = _mm_or_si128(utf8.error, utf8.incomplete);
     if (_mm_movemask_epi8(_mm_cmpeq_epi8(utf8.error, _mm_setzero_si128())) != 0xFFFF) return -1;
-    for (; p < end; p++) {
-        if (limit - o < 8) return 0;
-        if (cbytes_needs_escape(*p)) {
-            o += cbytes_store_escape(*p, o);
-        } else {
-            *o++ = *p;
-        }
-    }
+    if (!cbytes_escape_bytes(p, end, &o, limit)) return 0;
     *written = (size_t)(o - out);
     return 1;
 }

@@ -116,15 +116,7 @@ CBYTES_AVX512 static inline int cbytes_escape_json_avx512(const uint8_t *in, siz
         }
         if (slow) {
             // Controls written as \u00xx (or too little room left for whole-block stores): byte by byte.
-            const uint8_t *block_end = p + (left >= 64 ? 64 : left);
-            for (const uint8_t *b = p; b < block_end; b++) {
-                if (limit - o < 8) return 0;
-                if (cbytes_needs_escape(*b)) {
-                    o += cbytes_store_escape(*b, o);
-                } else {
-                    *o++ = *b;
-                }
-            }
+            if (!cbytes_escape_bytes(p, p + (left >= 64 ? 64 : left), &o, limit)) return 0;
         }
         p += left >= 64 ? 64 : left;
     }

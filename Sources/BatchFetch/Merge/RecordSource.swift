@@ -153,37 +153,32 @@ struct RecordSource: ~Copyable {
     /// - Returns: `false` when the file ends before the record's newline: what was copied is a
     ///   cut-off record, which the caller takes back (``cutOff`` is then set).
     mutating func copyRecord(into output: inout MergeOutputBuffer) throws(MergeError) -> Bool {
-        while true {
-            let available = self.end - self.start
-            if let newline = memchr(self.buffer + self.start, 0x0A, available) {
-                let length =
-                    UnsafeMutableRawPointer(mutating: newline) - UnsafeMutableRawPointer(self.buffer + self.start) + 1
-                output.append(self.buffer + self.start, count: length)
-                self.start += length
-                self.releaseCopiedPages()
-                return true
-            }
-            output.append(self.buffer + self.start, count: available)
-            self.start = self.end
-            if self.atEnd {
-                self.cutOff = (self.index, true)
-                self.records -= 1
-                return false
-            }
-            try self.fill(atLeast: 1)
+        guard try self.passRecord({ output.append($0, count: $1) }) else {
+            return false
         }
+        self.releaseCopiedPages()
+        return true
     }
 
     /// Skips the current record.
     /// - Returns: `false` when it is cut off (see ``copyRecord(into:)``).
     mutating func skipRecord() throws(MergeError) -> Bool {
+        try self.passRecord { _, _ in }
+    }
+
+    /// Moves past the current record, its newline included, handing each piece of it to `piece`
+    /// on the way. - Returns: `false` when it is cut off (see ``copyRecord(into:)``).
+    private mutating func passRecord(_ piece: (UnsafePointer<UInt8>, Int) -> Void) throws(MergeError) -> Bool {
         while true {
             let available = self.end - self.start
             if let newline = memchr(self.buffer + self.start, 0x0A, available) {
-                self.start +=
+                let length =
                     UnsafeMutableRawPointer(mutating: newline) - UnsafeMutableRawPointer(self.buffer + self.start) + 1
+                piece(self.buffer + self.start, length)
+                self.start += length
                 return true
             }
+            piece(self.buffer + self.start, available)
             self.start = self.end
             if self.atEnd {
                 self.cutOff = (self.index, true)

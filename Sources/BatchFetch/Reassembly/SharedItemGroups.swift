@@ -134,11 +134,19 @@ public struct SharedItemGroups<Key: Hashable, Item> {
     /// Releases group `group`'s hold on its slots, dropping the items no other group holds.
     @inlinable
     public mutating func release(_ group: Int) {
-        for slot in self.allGroups[group].listedSlots + self.allGroups[group].heldSlots {
-            self.references[slot] -= 1
-            if self.references[slot] == 0 {
-                self.items[slot] = nil
-            }
+        for slot in self.allGroups[group].listedSlots {
+            self.drop(slot)
+        }
+        for slot in self.allGroups[group].heldSlots {
+            self.drop(slot)
+        }
+    }
+
+    @inlinable
+    mutating func drop(_ slot: Int) {
+        self.references[slot] -= 1
+        if self.references[slot] == 0 {
+            self.items[slot] = nil
         }
     }
 }
