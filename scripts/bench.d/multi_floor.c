@@ -17,98 +17,37 @@
  * Prints the number of transfers that ended with a 2xx status; exits 1 if any did not (the first
  * few failures are named on stderr), 2 on a usage or setup error.
  *
- * Build: cc -O2 -o multi_floor multi_floor.c $(pkg-config --cflags --libs libcurl)
+ * Build: cc -O2 -o multi_floor multi_floor.c $(pkg-config --cflags --libs libcurl)   (with floor_common.h beside it)
  */
-#include <curl/curl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "floor_common.h"
 
 /* One easy handle and the body buffer it reuses across transfers. */
 struct floor_slot {
-    CURL *easy;
+    struct floor_transfer transfer;
     char *body;
     size_t length;
     size_t capacity;
-    size_t url_index;
 };
 
 static size_t floor_write(char *data, size_t size, size_t count, void *context) {
     struct floor_slot *slot = context;
     size_t bytes = size * count;
-    if (slot->length + bytes > slot->capacity) {
-        size_t capacity = slot->capacity ? slot->capacity : 16384;
-        while (capacity < slot->length + bytes) {
-            capacity *= 2;
-        }
-        char *grown = realloc(slot->body, capacity);
-        if (grown == NULL) {
-            return 0; /* libcurl fails the transfer with CURLE_WRITE_ERROR */
-        }
-        slot->body = grown;
-        slot->capacity = capacity;
-    }
-    memcpy(slot->body + slot->length, data, bytes);
-    slot->length += bytes;
-    return bytes;
+    /* 0 fails the transfer with CURLE_WRITE_ERROR */
+    return floor_append(&slot->body, &slot->length, &slot->capacity, data, bytes, 16384) ? bytes : 0;
 }
 
-/* The URL file, one URL per line, read whole; lines are cut in place. */
-static char **floor_read_urls(const char *path, size_t *count) {
-    FILE *file = fopen(path, "rb");
-    if (file == NULL) {
-        perror(path);
-        return NULL;
-    }
-    size_t size = 0, capacity = 1 << 20;
-    char *text = malloc(capacity + 1);
-    size_t got;
-    while (text != NULL && (got = fread(text + size, 1, capacity - size, file)) > 0) {
-        size += got;
-        if (size == capacity) {
-            capacity *= 2;
-            text = realloc(text, capacity + 1);
-        }
-    }
-    fclose(file);
-    if (text == NULL) {
-        fprintf(stderr, "multi_floor: out of memory reading %s\n", path);
-        return NULL;
-    }
-    text[size] = '\0';
-    size_t lines = 0;
-    for (size_t i = 0; i < size; i++) {
-        lines += text[i] == '\n';
-    }
-    char **urls = malloc((lines + 1) * sizeof *urls);
-    if (urls == NULL) {
-        fprintf(stderr, "multi_floor: out of memory\n");
-        return NULL;
-    }
-    *count = 0;
-    for (char *line = text; line < text + size;) {
-        char *end = memchr(line, '\n', (size_t)(text + size - line));
-        end = end ? end : text + size;
-        *end = '\0';
-        if (end > line && end[-1] == '\r') {
-            end[-1] = '\0';
-        }
-        if (*line != '\0') {
-            urls[(*count)++] = line;
-        }
-        line = end + 1;
-    }
-    return urls;
+static void floor_reset(struct floor_transfer *transfer) {
+    ((struct floor_slot *)transfer)->length = 0;
 }
 
-static void floor_start(CURLM *multi, struct floor_slot *slot, char **urls, size_t index) {
-    slot->url_index = index;
-    slot->length = 0;
-    curl_easy_setopt(slot->easy, CURLOPT_URL, urls[index]);
-    curl_multi_add_handle(multi, slot->easy);
+static int floor_finish(struct floor_transfer *transfer, int transferred, const char **detail) {
+    (void)transfer;
+    (void)detail;
+    return transferred;
 }
 
 int main(int argc, char **argv) {
+    floor_name = "multi_floor";
     if (argc < 2 || argc > 3) {
         fprintf(stderr, "usage: multi_floor URL_FILE [CONCURRENCY]\n");
         return 2;
@@ -156,19 +95,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     for (size_t i = 0; i < slots; i++) {
-        CURL *easy = curl_easy_init();
-        if (easy == NULL) {
-            fprintf(stderr, "multi_floor: curl_easy_init failed\n");
+        if (!floor_easy(&slot[i].transfer, floor_write, version)) {
             return 2;
         }
-        slot[i].easy = easy;
-        curl_easy_setopt(easy, CURLOPT_PRIVATE, &slot[i]);
-        curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, floor_write);
-        curl_easy_setopt(easy, CURLOPT_WRITEDATA, &slot[i]);
-        /* No signals from a multi-handle program; a bound on any one transfer. */
-        curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(easy, CURLOPT_TIMEOUT, 30L);
-        curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, version);
+        CURL *easy = slot[i].transfer.easy;
         if (version != CURL_HTTP_VERSION_1_1) {
             curl_easy_setopt(easy, CURLOPT_PIPEWAIT, one_shot ? 0L : 1L);
         }
@@ -181,55 +111,13 @@ int main(int argc, char **argv) {
         }
     }
 
-    size_t next = 0, active = 0, ok = 0, failed = 0;
-    for (; next < slots; next++, active++) {
-        floor_start(multi, &slot[next], urls, next);
-    }
-    while (active > 0) {
-        int running = 0;
-        CURLMcode code = curl_multi_perform(multi, &running);
-        if (code != CURLM_OK) {
-            fprintf(stderr, "multi_floor: curl_multi_perform: %s\n", curl_multi_strerror(code));
-            return 2;
-        }
-        CURLMsg *message;
-        int queued;
-        while ((message = curl_multi_info_read(multi, &queued)) != NULL) {
-            if (message->msg != CURLMSG_DONE) {
-                continue;
-            }
-            CURL *easy = message->easy_handle;
-            CURLcode result = message->data.result;
-            struct floor_slot *done = NULL;
-            long status = 0;
-            curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&done);
-            curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-            if (result == CURLE_OK && status >= 200 && status < 300) {
-                ok++;
-            } else {
-                if (failed < 5) {
-                    fprintf(stderr, "multi_floor: %s: %s, HTTP %ld\n", urls[done->url_index],
-                            curl_easy_strerror(result), status);
-                }
-                failed++;
-            }
-            curl_multi_remove_handle(multi, easy);
-            active--;
-            if (next < count) {
-                floor_start(multi, done, urls, next++);
-                active++;
-            }
-        }
-        if (active > 0) {
-            code = curl_multi_poll(multi, NULL, 0, 1000, NULL);
-            if (code != CURLM_OK) {
-                fprintf(stderr, "multi_floor: curl_multi_poll: %s\n", curl_multi_strerror(code));
-                return 2;
-            }
-        }
+    const struct floor_hooks hooks = {floor_reset, floor_finish};
+    size_t ok = 0, failed = 0;
+    if (floor_run(multi, (char *)slot, sizeof *slot, slots, urls, count, &hooks, &ok, &failed) != 0) {
+        return 2;
     }
     for (size_t i = 0; i < slots; i++) {
-        curl_easy_cleanup(slot[i].easy);
+        curl_easy_cleanup(slot[i].transfer.easy);
         free(slot[i].body);
     }
     curl_multi_cleanup(multi);

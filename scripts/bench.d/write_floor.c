@@ -1,11 +1,11 @@
 /*
  * write_floor: the libcurl floor for saving bodies to files, scripts/bench's W6 (issue 26).
  *
- * multi_floor.c's loop (one multi handle, N easy handles reused for the next URL as each transfer
- * finishes, one curl_multi_poll loop), with bodies written to files instead of dropped: each
- * transfer's file is DIR/<i>.jpg for the URL on line i (0-based), written with plain write(2) and
- * closed when the transfer is done. No temporary name, no rename, no fsync, no digest: the least a
- * libcurl program can do to leave every body in its own file.
+ * The libcurl floor's loop (floor_common.h: one multi handle, N easy handles reused for the next
+ * URL as each transfer finishes, one curl_multi_poll loop), with bodies written to files instead
+ * of dropped: each transfer's file is DIR/<i>.jpg for the URL on line i (0-based), written with
+ * plain write(2) and closed when the transfer is done. No temporary name, no rename, no fsync, no
+ * digest: the least a libcurl program can do to leave every body in its own file.
  *
  * Two ways to write, by FLOOR_WRITE in the environment:
  *   chunks (default) the write callback opens the file (O_CREAT | O_TRUNC) at the first body byte
@@ -23,23 +23,19 @@
  * Prints the number of transfers that ended with a 2xx status and a complete file; exits 1 if any
  * did not (the first few failures are named on stderr), 2 on a usage or setup error.
  *
- * Build: cc -O2 -o write_floor write_floor.c $(pkg-config --cflags --libs libcurl)
+ * Build: cc -O2 -o write_floor write_floor.c $(pkg-config --cflags --libs libcurl)   (with floor_common.h beside it)
  */
-#include <curl/curl.h>
+#include "floor_common.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 /* One easy handle, the file of its current transfer (-1 until opened) and, when whole bodies are
  * written, the body buffer it reuses across transfers. */
 struct floor_slot {
-    CURL *easy;
+    struct floor_transfer transfer;
     int fd;
     int write_failed; /* an errno */
-    size_t url_index;
     char *body;
     size_t length;
     size_t capacity;
@@ -50,7 +46,7 @@ static int floor_chunks = 0; /* FLOOR_WRITE=chunks */
 
 static int floor_open(struct floor_slot *slot) {
     char name[32];
-    snprintf(name, sizeof name, "%zu.jpg", slot->url_index);
+    snprintf(name, sizeof name, "%zu.jpg", slot->transfer.url_index);
     slot->fd = openat(floor_directory, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (slot->fd < 0) {
         slot->write_failed = errno;
@@ -83,21 +79,10 @@ static size_t floor_write(char *data, size_t size, size_t count, void *context) 
         }
         return bytes;
     }
-    if (slot->length + bytes > slot->capacity) {
-        size_t capacity = slot->capacity ? slot->capacity : 65536;
-        while (capacity < slot->length + bytes) {
-            capacity *= 2;
-        }
-        char *grown = realloc(slot->body, capacity);
-        if (grown == NULL) {
-            slot->write_failed = ENOMEM;
-            return 0;
-        }
-        slot->body = grown;
-        slot->capacity = capacity;
+    if (!floor_append(&slot->body, &slot->length, &slot->capacity, data, bytes, 65536)) {
+        slot->write_failed = ENOMEM;
+        return 0;
     }
-    memcpy(slot->body + slot->length, data, bytes);
-    slot->length += bytes;
     return bytes;
 }
 
@@ -117,64 +102,24 @@ static int floor_finish(struct floor_slot *slot, int ok) {
     return result;
 }
 
-/* The URL file, one URL per line, read whole; lines are cut in place. */
-static char **floor_read_urls(const char *path, size_t *count) {
-    FILE *file = fopen(path, "rb");
-    if (file == NULL) {
-        perror(path);
-        return NULL;
-    }
-    size_t size = 0, capacity = 1 << 20;
-    char *text = malloc(capacity + 1);
-    size_t got;
-    while (text != NULL && (got = fread(text + size, 1, capacity - size, file)) > 0) {
-        size += got;
-        if (size == capacity) {
-            capacity *= 2;
-            text = realloc(text, capacity + 1);
-        }
-    }
-    fclose(file);
-    if (text == NULL) {
-        fprintf(stderr, "write_floor: out of memory reading %s\n", path);
-        return NULL;
-    }
-    text[size] = '\0';
-    size_t lines = 0;
-    for (size_t i = 0; i < size; i++) {
-        lines += text[i] == '\n';
-    }
-    char **urls = malloc((lines + 1) * sizeof *urls);
-    if (urls == NULL) {
-        fprintf(stderr, "write_floor: out of memory\n");
-        return NULL;
-    }
-    *count = 0;
-    for (char *line = text; line < text + size;) {
-        char *end = memchr(line, '\n', (size_t)(text + size - line));
-        end = end ? end : text + size;
-        *end = '\0';
-        if (end > line && end[-1] == '\r') {
-            end[-1] = '\0';
-        }
-        if (*line != '\0') {
-            urls[(*count)++] = line;
-        }
-        line = end + 1;
-    }
-    return urls;
-}
-
-static void floor_start(CURLM *multi, struct floor_slot *slot, char **urls, size_t index) {
-    slot->url_index = index;
+static void floor_reset(struct floor_transfer *transfer) {
+    struct floor_slot *slot = (struct floor_slot *)transfer;
     slot->fd = -1;
     slot->write_failed = 0;
     slot->length = 0;
-    curl_easy_setopt(slot->easy, CURLOPT_URL, urls[index]);
-    curl_multi_add_handle(multi, slot->easy);
+}
+
+static int floor_done(struct floor_transfer *transfer, int transferred, const char **detail) {
+    struct floor_slot *slot = (struct floor_slot *)transfer;
+    if (floor_finish(slot, transferred) == 0 && transferred) {
+        return 1;
+    }
+    *detail = slot->write_failed ? strerror(slot->write_failed) : NULL;
+    return 0;
 }
 
 int main(int argc, char **argv) {
+    floor_name = "write_floor";
     if (argc < 3 || argc > 4) {
         fprintf(stderr, "usage: write_floor URL_FILE DIR [CONCURRENCY]\n");
         return 2;
@@ -217,73 +162,19 @@ int main(int argc, char **argv) {
         return 2;
     }
     for (size_t i = 0; i < slots; i++) {
-        CURL *easy = curl_easy_init();
-        if (easy == NULL) {
-            fprintf(stderr, "write_floor: curl_easy_init failed\n");
+        slot[i].fd = -1;
+        if (!floor_easy(&slot[i].transfer, floor_write, CURL_HTTP_VERSION_1_1)) {
             return 2;
         }
-        slot[i].easy = easy;
-        slot[i].fd = -1;
-        curl_easy_setopt(easy, CURLOPT_PRIVATE, &slot[i]);
-        curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, floor_write);
-        curl_easy_setopt(easy, CURLOPT_WRITEDATA, &slot[i]);
-        /* No signals from a multi-handle program; a bound on any one transfer. */
-        curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(easy, CURLOPT_TIMEOUT, 30L);
-        curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
     }
 
-    size_t next = 0, active = 0, ok = 0, failed = 0;
-    for (; next < slots; next++, active++) {
-        floor_start(multi, &slot[next], urls, next);
-    }
-    while (active > 0) {
-        int running = 0;
-        CURLMcode code = curl_multi_perform(multi, &running);
-        if (code != CURLM_OK) {
-            fprintf(stderr, "write_floor: curl_multi_perform: %s\n", curl_multi_strerror(code));
-            return 2;
-        }
-        CURLMsg *message;
-        int queued;
-        while ((message = curl_multi_info_read(multi, &queued)) != NULL) {
-            if (message->msg != CURLMSG_DONE) {
-                continue;
-            }
-            CURL *easy = message->easy_handle;
-            CURLcode result = message->data.result;
-            struct floor_slot *done = NULL;
-            long status = 0;
-            curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&done);
-            curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-            int transferred = result == CURLE_OK && status >= 200 && status < 300;
-            if (floor_finish(done, transferred) == 0 && transferred) {
-                ok++;
-            } else {
-                if (failed < 5) {
-                    fprintf(stderr, "write_floor: %s: %s, HTTP %ld%s%s\n", urls[done->url_index],
-                            curl_easy_strerror(result), status, done->write_failed ? ", " : "",
-                            done->write_failed ? strerror(done->write_failed) : "");
-                }
-                failed++;
-            }
-            curl_multi_remove_handle(multi, easy);
-            active--;
-            if (next < count) {
-                floor_start(multi, done, urls, next++);
-                active++;
-            }
-        }
-        if (active > 0) {
-            code = curl_multi_poll(multi, NULL, 0, 1000, NULL);
-            if (code != CURLM_OK) {
-                fprintf(stderr, "write_floor: curl_multi_poll: %s\n", curl_multi_strerror(code));
-                return 2;
-            }
-        }
+    const struct floor_hooks hooks = {floor_reset, floor_done};
+    size_t ok = 0, failed = 0;
+    if (floor_run(multi, (char *)slot, sizeof *slot, slots, urls, count, &hooks, &ok, &failed) != 0) {
+        return 2;
     }
     for (size_t i = 0; i < slots; i++) {
-        curl_easy_cleanup(slot[i].easy);
+        curl_easy_cleanup(slot[i].transfer.easy);
         free(slot[i].body);
     }
     curl_multi_cleanup(multi);
