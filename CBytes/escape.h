@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "prefetch.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -241,6 +243,7 @@ CBYTES_SSSE3 static inline int cbytes_escape_json_ssse3(const uint8_t *in, size_
     // stores never read past the input.
     while (p + 128 <= end) {
         if ((size_t)(limit - o) < 64 * CBYTES_ESCAPE_MAX_EXPANSION + 64) return 0;
+        cbytes_prefetch(p);
         __m128i v0 = _mm_loadu_si128((const __m128i *)p);
         __m128i v1 = _mm_loadu_si128((const __m128i *)(p + 16));
         __m128i v2 = _mm_loadu_si128((const __m128i *)(p + 32));

@@ -99,6 +99,7 @@ CBYTES_AVX512 static inline int cbytes_escape_json_avx512(const uint8_t *in, siz
         size_t left = (size_t)(end - p);
         uint64_t valid = left >= 64 ? ~0ULL : (1ULL << left) - 1;
         // Bytes past the end read as zeros: ASCII for the UTF-8 check, masked off for escaping.
+        cbytes_prefetch(p);
         __m512i v = _mm512_maskz_loadu_epi8(valid, p);
         uint64_t ascii = ~_mm512_movepi8_mask(v);
         if (ascii == ~0ULL) {

@@ -25,6 +25,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "prefetch.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -451,6 +453,7 @@ static inline int cbytes_json_check_batch(const uint8_t *bytes, size_t count, co
         int result = 1;                                                                                       \
         for (size_t base = 0; base < count && result == 1; base += 64) {                                      \
             const uint8_t *block = bytes + base;                                                              \
+            cbytes_prefetch(block);                                                                           \
             if (count - base < 64) {                                                                          \
                 memset(tail, ' ', 64);                                                                        \
                 memcpy(tail, block, count - base);                                                            \
