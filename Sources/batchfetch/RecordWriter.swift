@@ -225,6 +225,8 @@ struct RecordWriter {
             return (.text(body), nil)
         case .auto where !body.isEmpty && Self.isBinary(response.contentType):
             return (.base64(body), nil)
+        case .auto where !Self.mayBeJSON(body):
+            return (.textOrBase64(body), nil)
         case .auto, .json:
             if body.isEmpty {
                 return self.bodyMode == .auto
@@ -309,6 +311,25 @@ struct RecordWriter {
         self.json.string(saved.path)
         self.json.raw(",\"sha256\":")
         self.json.string(saved.sha256)
+    }
+
+    /// Whether `body` can be a JSON document: false when its first byte after white space cannot
+    /// start a value (an HTML page's `<`), so that neither the validator nor the scanner's error
+    /// message, only to be dropped, is paid for. True for an empty body.
+    static func mayBeJSON(_ body: Data) -> Bool {
+        body.withUnsafeBytes { raw in
+            guard let first = raw.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else {
+                return true
+            }
+            switch first {
+            case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "-"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                return true
+            default:
+                return false
+            }
+        }
     }
 
     /// Whether a media type names bytes that are not text: images, audio, video, fonts, archives

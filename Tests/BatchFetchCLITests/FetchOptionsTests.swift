@@ -52,6 +52,28 @@ struct FetchOptionsTests {
         }
     }
 
+    /// `auto` embeds a body that is JSON and quotes any other text, whatever byte it starts with
+    /// (a body whose first byte cannot start JSON skips the validator: same records).
+    @Test func autoModeEmbedsJSONAndQuotesOtherText() async throws {
+        try await TestHTTPServer.with { server in
+            let bodies = [" \n<p>hi</p>", " 12 ", "nope", "[1,2]", "-x", "\"quoted\"", "{\"a\":"]
+            let urls = bodies.map { body in
+                "\(server.baseURL)/echo?text=\(body.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+            }
+            let (status, records, _) = try self.run(urls)
+            #expect(status == 0)
+            let found = records.map { $0["body"] }
+            #expect(found.count == bodies.count)
+            #expect(found[0] as? String == " \n<p>hi</p>")
+            #expect(found[1] as? Int == 12)
+            #expect(found[2] as? String == "nope")
+            #expect(found[3] as? [Int] == [1, 2])
+            #expect(found[4] as? String == "-x")
+            #expect(found[5] as? String == "quoted")
+            #expect(found[6] as? String == "{\"a\":")
+        }
+    }
+
     @Test func compressedResponsesAreAskedForAndDecodedUnlessTurnedOff() async throws {
         try await TestHTTPServer.with { server in
             let url = "\(server.baseURL)/gzip"

@@ -142,6 +142,14 @@ struct ResponsePolicyTests {
         }
     }
 
+    @Test func aSnippetShowsOnlyPrintableASCIIAndMarksWhatItLeavesOut() {
+        let body = Data(("<" + String(repeating: "a", count: 100) + "é\u{7}" + String(repeating: "b", count: 100)).utf8)
+        let snippet = Snippet.of(body, around: 101)
+        #expect(snippet == "…" + String(repeating: "a", count: 20) + "···" + String(repeating: "b", count: 57) + "…")
+        #expect(Snippet.of(Data("\u{1B}[1m".utf8), around: 0) == "·[1m")
+        #expect(Snippet.of(Data(), around: 0) == nil)
+    }
+
     @Test func htmlWith200IsAWrongContentType() {
         let decoder = ResponseDecoder(envelope: Envelope("drinks"))
         #expect(throws: FetchError.self) {

@@ -83,6 +83,8 @@ final class TestHTTPHandler: ChannelInboundHandler {
             let count = Int(query["n"] ?? "") ?? 0
             self.respondBytes(
                 context: context, count: count, framing: Framing(rawValue: query["mode"] ?? "") ?? .length)
+        case "/echo":
+            self.respond(context: context, status: .ok, body: query["text"] ?? "", type: query["type"] ?? "text/plain")
         case "/binary":
             // Every byte value, so never valid UTF-8: what a JPEG or a ZIP looks like to a text decoder.
             let count = Int(query["n"] ?? "") ?? 1000
