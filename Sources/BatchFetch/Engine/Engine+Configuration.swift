@@ -97,7 +97,7 @@ extension Engine {
         public var cache: HTTPCacheConfiguration? = nil
 
         /// A folder to save bodies in: each body streams into a temporary file there as it
-        /// arrives, hashed on the way, and comes as ``Response/spooledBody`` (``Response/body``
+        /// arrives and comes as ``Response/spooledBody`` (``Response/body``
         /// empty), held to ``maxSavedBodyBytes``; ``BodyFileStore`` gives it its name. `nil` (the
         /// default) keeps bodies in memory. Ignored with a ``cache``, which stores bodies.
         public var bodyFolder: BodyFolder? = nil

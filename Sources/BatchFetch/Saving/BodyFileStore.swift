@@ -60,10 +60,11 @@ public final class BodyFileStore {
     /// - Throws: ``FetchError/Kind/fileWrite`` when it cannot be renamed (or copied, for the
     ///   second record of one transfer), or when another record's body took its name.
     public func save(_ body: SpooledBody, index: Int, url: String) throws(FetchError) -> Saved {
-        let name = try self.claim(index: index, url: url, sha256: body.sha256)
+        let digest = try body.sha256()
+        let name = try self.claim(index: index, url: url, sha256: digest)
         try body.name(name)
         self.written[name] = index
-        return Saved(path: self.folder.path(of: name), sha256: body.sha256, bytes: body.bytes)
+        return Saved(path: self.folder.path(of: name), sha256: digest, bytes: body.bytes)
     }
 
     /// Writes `body` under `name`, made safe as template names are (see ``FileNameTemplate``).

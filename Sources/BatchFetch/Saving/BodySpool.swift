@@ -1,23 +1,20 @@
-internal import CCrypto
 import Foundation
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Streams the body of one transfer at a time into a temporary file of a ``BodyFolder``, hashing
-/// it (SHA-256) on the way, so that no body is ever held whole in memory.
+/// Streams the body of one transfer at a time into a temporary file of a ``BodyFolder``, so that
+/// no body is ever held whole in memory (its SHA-256 is taken later, see ``SpooledBody/sha256()``).
 ///
 /// The file is created at the first write, so a transfer that fails before its body leaves none.
 /// Bytes gather in a buffer of ``bufferBytes`` and go out in writes of that size at most, plus the
 /// rest when the transfer ends: a body that fits is written with one `write(2)` instead of one per
-/// libcurl chunk (up to `CURLOPT_BUFFERSIZE`); the digest is updated with each chunk as it comes,
-/// while its bytes are still in cache.
+/// libcurl chunk (up to `CURLOPT_BUFFERSIZE`).
 ///
 /// Threading: engine thread only (it lives in a ``CurlReceiver``).
 struct BodySpool {
     private let folder: BodyFolder
-    private var digest = ccrypto_sha256_state()
     private var descriptor: Int32 = -1
     private var temporary: String?
     private var buffer: UnsafeMutableRawPointer?
@@ -37,10 +34,6 @@ struct BodySpool {
 
     /// Adds `count` bytes of body. - Returns: false when they could not be written (see ``failure``).
     mutating func append(_ data: UnsafeRawPointer, count: Int) -> Bool {
-        if self.count == 0 {
-            _ = ccrypto_sha256_start(&self.digest)
-        }
-        _ = ccrypto_sha256_add(&self.digest, data, count)
         self.count += count
         if self.buffered + count > Self.bufferBytes, !self.flush() {
             return false
@@ -71,10 +64,7 @@ struct BodySpool {
             self.discard()
             throw error
         }
-        var digest = [UInt8](repeating: 0, count: 32)
-        _ = digest.withUnsafeMutableBufferPointer { ccrypto_sha256_finish(&self.digest, $0.baseAddress) }
-        let body = SpooledBody(
-            folder: self.folder, temporary: temporary, sha256: BodyFileStore.hex(digest), bytes: self.count)
+        let body = SpooledBody(folder: self.folder, temporary: temporary, bytes: self.count)
         self.temporary = nil
         self.count = 0
         return body
