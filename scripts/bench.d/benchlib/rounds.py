@@ -9,10 +9,14 @@ files (a floor run: 0.6 s → 3 s): each tool would have been timed on its prede
 the runs' files stay (~0.8 GB a run: ~10 GB for 3 rounds, 1.6 GB more with the memory runs), and a
 bench started within W6_SETTLE s of the last one's deletion (same BENCH_DIR) waits for its end.
 Deletions by other programs on the same file system still slow file creation for minutes: on a
-shared machine W6's figures move more than the other workloads'.
+shared machine W6's figures move more than the other workloads' (seen: the writing floor's run
+0.8-4 s from one round to the next). W6_FRESH_FS=1 (root) gives each W6 run a new ext4 of its own,
+made in an image file in the work folder (so on the same disk) and mounted over the run's folder:
+every tool creates its files in the same empty inode tables (the writing floor: 0.82-0.85 s).
 """
 import os
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -55,6 +59,8 @@ def run_tool(bench, workload, tool, round_number, run_values, folder=None, row=N
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
+        if bench.settings.w6_fresh_fs:
+            fresh_fs(bench, folder, v["n"], v["mean"])
         v["dir"] = str(folder)
     for template in tool.fresh:
         Path(template.format(**v)).unlink(missing_ok=True)
@@ -65,6 +71,27 @@ def run_tool(bench, workload, tool, round_number, run_values, folder=None, row=N
     if folder is not None:
         # Flushed outside the timed part, so no run pays for another's writeback.
         sync(folder)
+        if bench.settings.w6_fresh_fs:
+            drop_fs(bench, folder)
+
+
+def fresh_fs(bench, folder, count, mean):
+    """A new ext4 mounted on FOLDER, in an image file in the work folder with room for COUNT files
+    of MEAN bytes twice over (W6_FRESH_FS=1)."""
+    image = bench.work / "w6-fs.img"
+    size = 2 * count * (int(mean) + 4096) + (256 << 20)
+    with open(image, "wb") as f:
+        f.truncate(size)
+    subprocess.run(["mkfs.ext4", "-q", "-F", "-N", str(2 * count + 1024), str(image)], check=True)
+    subprocess.run(["mount", "-o", "loop", str(image), str(folder)], check=True)
+    # The check wants nothing in the folder but the run's files.
+    (folder / "lost+found").rmdir()
+
+
+def drop_fs(bench, folder):
+    """Unmounts FOLDER's file system and deletes its image."""
+    subprocess.run(["umount", str(folder)], check=False)
+    (bench.work / "w6-fs.img").unlink(missing_ok=True)
 
 
 def run_workloads(bench):
@@ -107,6 +134,9 @@ def w6_delete(bench):
     of the bench with the same BENCH_DIR); synced so that their inode table blocks are written."""
     if bench.w6_saved is None or not bench.w6_saved.is_dir():
         return
+    for folder in bench.w6_saved.iterdir():
+        if folder.is_mount():  # left mounted by an interrupted W6_FRESH_FS run
+            drop_fs(bench, folder)
     shutil.rmtree(bench.w6_saved)
     sync(bench.work)
     bench.w6_deleted_at = int(time.time())

@@ -25,6 +25,7 @@ class Settings:
     w6_count: int = 20_000  # images saved to files: W2's counts, ~40 KB of binary bytes each
     w6_docs: int = 2_000
     w6_settle: int = 365  # seconds from deleting W6's files to the next W6 run (see rounds.py)
+    w6_fresh_fs: bool = False  # each W6 run on a new ext4 of its own (root only; see rounds.py)
     w3_scale: str = "100"  # the replica at scale 100 has 63,500 drinks: 63,512 requests
     wrk_seconds: dict = dataclasses.field(default_factory=lambda: {"W1": 10, "W2": 5, "W5": 5})
     wrk_threads: int = 1  # one client thread, like curl's and batchfetch's single transfer loop
@@ -84,6 +85,11 @@ def parse(argv, usage):
     # Not a flag: W6_SETTLE=0 lets a test of W6 run twice in a row without waiting six minutes.
     if os.environ.get("W6_SETTLE", "").isdigit():
         s.w6_settle = int(os.environ["W6_SETTLE"])
+    s.w6_fresh_fs = os.environ.get("W6_FRESH_FS") == "1"
+    if s.w6_fresh_fs:
+        if os.geteuid() != 0:
+            _fail("W6_FRESH_FS=1 mounts a file system for each W6 run: run the bench as root")
+        s.w6_settle = 0
     for field in ("rounds", "concurrency", "only", "memory", "profile", "out"):
         value = getattr(args, field)
         if value not in (None, False):
