@@ -58,7 +58,7 @@ let package = Package(
         ),
         // SSE2 loops over bodies: JSON string escaping and JSON validation at memory speed.
         .systemLibrary(name: "CBytes", path: "CBytes"),
-        // mallopt and sync_file_range, which Swift's Glibc module does not expose; for the command only.
+        // mallopt, sync_file_range and O_TMPFILE, which Swift's Glibc module does not expose.
         .systemLibrary(name: "CLinux", path: "CLinux"),
         .target(
             name: "BatchFetch",
@@ -66,6 +66,7 @@ let package = Package(
                 "CBytes",
                 "CCrypto",
                 "CCurl",
+                "CLinux",
                 "CSQLite",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),

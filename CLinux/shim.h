@@ -1,8 +1,8 @@
-// CLinux: Linux and glibc calls that Swift's Glibc module does not expose, for the batchfetch
-// command only.
+// CLinux: Linux and glibc calls that Swift's Glibc module does not expose.
 //
 // Why this shim exists: mallopt and its M_* parameters live in <malloc.h>, which the Glibc module
-// does not include, and sync_file_range needs _GNU_SOURCE, which it does not define. The
+// does not include; sync_file_range needs _GNU_SOURCE, which it does not define; O_TMPFILE is a
+// macro of two others, which Swift does not import. The
 // functions below are `static inline` and prefixed `clinux_`, so the header adds no symbols of its
 // own. Where the C library lacks a call, its function does nothing.
 #ifndef CLINUX_SHIM_H
@@ -13,6 +13,7 @@
 #endif
 
 #if defined(__GLIBC__) || defined(__linux__)
+#include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
 #endif
@@ -27,6 +28,20 @@ static inline int clinux_keep_freed_memory(int trim_bytes, int mmap_bytes) {
     (void)trim_bytes;
     (void)mmap_bytes;
     return 0;
+#endif
+}
+
+/// Opens an unnamed file in the directory `directory` for writing and reading (`O_TMPFILE`): it
+/// has no name until `linkat` gives it one, and vanishes when closed without one. Returns the descriptor, or
+/// -1 with errno set (EOPNOTSUPP, EISDIR or EINVAL where the file system or kernel lacks it).
+static inline int clinux_open_unnamed(int directory, unsigned int mode) {
+#if defined(O_TMPFILE)
+    return openat(directory, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+#else
+    (void)directory;
+    (void)mode;
+    errno = EOPNOTSUPP;
+    return -1;
 #endif
 }
 

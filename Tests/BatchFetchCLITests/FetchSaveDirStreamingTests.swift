@@ -52,6 +52,84 @@ struct FetchSaveDirStreamingTests {
         }
     }
 
+    /// Whether `folder`'s file system has unnamed files (`O_TMPFILE`: `__O_TMPFILE | O_DIRECTORY`).
+    private func hasUnnamedFiles(_ folder: String) -> Bool {
+        let descriptor = open(folder, O_RDWR | O_DIRECTORY | 0o20_000_000, 0o600)
+        guard descriptor >= 0 else {
+            return false
+        }
+        close(descriptor)
+        return true
+    }
+
+    /// Streamed bodies go into unnamed files where the file system has them: a kill in the middle of
+    /// many large bodies leaves no temporary behind, and what has a name is whole.
+    @Test func aKillMidBodyLeavesNoTemporaryBehind() async throws {
+        try await TestHTTPServer.with { server in
+            // Large enough that eight in flight are still being written when the first is named.
+            let sizes = (0..<24).map { 8_000_000 + $0 * 7919 }
+            let urls = sizes.map { "\(server.baseURL)/bytes?n=\($0)" }
+            var random = SeededGenerator(seed: 2026)
+            var killedMidway = 0
+            for _ in 0..<5 {
+                let folder = self.folder()
+                defer { try? FileManager.default.removeItem(atPath: folder) }
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                guard self.hasUnnamedFiles(folder) else {
+                    return  // named temporaries there: aKillAtAnyMomentLeavesNoPartialFileUnderAFinalName covers them
+                }
+                let process = Process()
+                process.executableURL = try Executable("batchfetch").url
+                process.arguments = ["fetch", "-q", "-c", "8", "--save-dir", folder, "-o", "/dev/null"] + urls
+                try process.run()
+                // Killed once the first body has its name, while the next ones are being written.
+                let deadline = Date().addingTimeInterval(10)
+                while self.names(in: folder).allSatisfy({ $0.hasSuffix(".partial") }) && Date() < deadline {
+                    usleep(1_000)
+                }
+                usleep(UInt32.random(in: 0..<20_000, using: &random))
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                let names = self.names(in: folder)
+                #expect(names.allSatisfy { !$0.hasSuffix(".partial") }, "\(names)")
+                for name in names {
+                    let index = try #require(Int(name.prefix { $0 != "-" }))
+                    let saved = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
+                    #expect(saved == Data(repeating: UInt8(ascii: "a"), count: sizes[index]), "\(name) is not whole")
+                }
+                killedMidway += !names.isEmpty && names.count < sizes.count ? 1 : 0
+            }
+            #expect(killedMidway > 0, "no run was killed between its first and last body: nothing was checked")
+        }
+    }
+
+    /// A re-run over the files of an earlier one replaces each (an unnamed file cannot be linked
+    /// over a name, so the old file is unlinked first), symbolic links included, not what they point to.
+    @Test func aRerunReplacesEarlierFilesAndLinks() async throws {
+        try await TestHTTPServer.with { server in
+            let folder = self.folder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let outside = folder + "-outside"
+            defer { try? FileManager.default.removeItem(atPath: outside) }
+            try Data("keep".utf8).write(to: URL(fileURLWithPath: outside))
+            try Data("old".utf8).write(to: URL(fileURLWithPath: folder + "/0-binary"))
+            try FileManager.default.createSymbolicLink(atPath: folder + "/1-binary", withDestinationPath: outside)
+            let urls = (0..<2).map { "\(server.baseURL)/binary?n=\(100_000 + $0)&seed=\($0)" }
+            let (status, records) = try self.run(["--save-dir", folder] + urls)
+            #expect(status == 0)
+            for index in 0..<2 {
+                let saved = try Data(contentsOf: URL(fileURLWithPath: folder + "/\(index)-binary"))
+                #expect(saved == self.binary(100_000 + index, seed: index))
+                #expect(records[index]["ok"] as? Bool == true)
+            }
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/1-binary")
+            #expect(attributes[.type] as? FileAttributeType == .typeRegular, "the link itself was replaced")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: outside)) == Data("keep".utf8))
+            #expect(self.names(in: folder) == ["0-binary", "1-binary"])
+        }
+    }
+
     @Test func aBodyLargerThanTheInMemoryLimitIsSavedAndTheFileLimitHolds() async throws {
         try await TestHTTPServer.with { server in
             let folder = self.folder()

@@ -7,7 +7,8 @@ import Foundation
 /// Streams the body of one transfer at a time into a temporary file of a ``BodyFolder``, so that
 /// no body is ever held whole in memory (its SHA-256 is taken later, see ``SpooledBody/sha256()``).
 ///
-/// The file is created at the first write, so a transfer that fails before its body leaves none.
+/// The file (unnamed where it can be, see ``BodyFolder``) is created at the first write, so a
+/// transfer that fails before its body leaves none.
 /// Bytes gather in a buffer of ``bufferBytes`` and go out in writes of that size at most, plus the
 /// rest when the transfer ends: a body that fits is written with one `write(2)` instead of one per
 /// libcurl chunk (up to `CURLOPT_BUFFERSIZE`).
@@ -16,6 +17,7 @@ import Foundation
 struct BodySpool {
     private let folder: BodyFolder
     private var descriptor: Int32 = -1
+    /// The file's name: `nil` while none is open, or for an unnamed one (see ``BodyFolder``).
     private var temporary: String?
     private var buffer: UnsafeMutableRawPointer?
     private var buffered = 0
@@ -53,19 +55,28 @@ struct BodySpool {
         guard self.count > 0 else {
             return nil
         }
-        let written = self.flush()
-        let closed = close(self.descriptor) == 0
-        self.descriptor = -1
-        guard written && closed, let temporary = self.temporary else {
-            if self.failure == 0 {
-                self.failure = errno
-            }
+        guard self.flush() else {
             let error = self.writeError
             self.discard()
             throw error
         }
-        let body = SpooledBody(folder: self.folder, temporary: temporary, bytes: self.count)
+        let file: SpooledBody.File
+        if let temporary = self.temporary {
+            guard close(self.descriptor) == 0 else {
+                self.descriptor = -1
+                self.failure = errno
+                let error = self.writeError
+                self.discard()
+                throw error
+            }
+            file = .temporary(temporary)
+        } else {
+            // Unnamed: it stays open, or it would vanish, until it is named.
+            file = .unnamed(self.descriptor)
+        }
+        self.descriptor = -1
         self.temporary = nil
+        let body = SpooledBody(folder: self.folder, file: file, bytes: self.count)
         self.count = 0
         return body
     }
@@ -80,13 +91,15 @@ struct BodySpool {
     /// Forgets the current body: closes and removes its file, if it has one. Keeps the buffer.
     mutating func discard() {
         if self.descriptor >= 0 {
-            close(self.descriptor)
+            if let temporary = self.temporary {
+                close(self.descriptor)
+                self.folder.remove(temporary)
+            } else {
+                self.folder.closeUnnamed(self.descriptor)
+            }
             self.descriptor = -1
         }
-        if let temporary = self.temporary {
-            self.folder.remove(temporary)
-            self.temporary = nil
-        }
+        self.temporary = nil
         self.buffered = 0
         self.count = 0
         self.failure = 0
@@ -121,7 +134,7 @@ struct BodySpool {
         guard self.descriptor < 0 else {
             return true
         }
-        guard let (descriptor, name) = self.folder.createTemporary() else {
+        guard let (descriptor, name) = self.folder.createSpoolFile() else {
             self.failure = errno
             return false
         }

@@ -24,30 +24,45 @@ public final class SpooledBody: Sendable {
     /// The body's size in bytes.
     public let bytes: Int
     let folder: BodyFolder
-    /// The temporary's name until the body is named; then the final name.
+    /// The temporary until the body is named; then the final name.
     private let state: Mutex<State>
+
+    /// Where the body was streamed.
+    enum File {
+        /// A named temporary in the folder.
+        case temporary(String)
+        /// An unnamed file (`O_TMPFILE`), open on this descriptor until it is named.
+        case unnamed(Int32)
+    }
     /// The body's SHA-256 once taken.
     private let digest = Mutex<String?>(nil)
 
     private enum State {
-        /// In its temporary file, unnamed.
+        /// In its temporary file, not named yet.
         case temporary(String)
+        /// In an unnamed file, open on this descriptor.
+        case unnamed(Int32)
         /// Renamed to this name (in the folder).
         case named(String)
         /// Gone: naming it failed, and the temporary was removed.
         case lost
     }
 
-    init(folder: BodyFolder, temporary: String, bytes: Int) {
+    init(folder: BodyFolder, file: File, bytes: Int) {
         self.folder = folder
         self.bytes = bytes
-        self.state = Mutex(.temporary(temporary))
+        switch file {
+        case .temporary(let name): self.state = Mutex(.temporary(name))
+        case .unnamed(let descriptor): self.state = Mutex(.unnamed(descriptor))
+        }
     }
 
     deinit {
         self.state.withLock { state in
-            if case .temporary(let name) = state {
-                self.folder.remove(name)
+            switch state {
+            case .temporary(let name): self.folder.remove(name)
+            case .unnamed(let descriptor): self.folder.closeUnnamed(descriptor)
+            case .named, .lost: break
             }
         }
     }
@@ -61,6 +76,11 @@ public final class SpooledBody: Sendable {
             case .temporary(let temporary):
                 state = .lost
                 try self.folder.rename(temporary, to: name)
+                state = .named(name)
+            case .unnamed(let descriptor):
+                state = .lost
+                defer { self.folder.closeUnnamed(descriptor) }
+                try self.folder.link(descriptor, to: name)
                 state = .named(name)
             case .named(let earlier):
                 if earlier != name {
@@ -80,35 +100,38 @@ public final class SpooledBody: Sendable {
             if let digest {
                 return digest
             }
-            let name: String? = self.state.withLock { state in
+            // The descriptor stays valid while the lock is held: naming closes it under the same lock.
+            let taken = try self.state.withLock { (state: inout State) throws(FetchError) -> String in
                 switch state {
-                case .temporary(let name), .named(let name): name
-                case .lost: nil
+                case .unnamed(let descriptor):
+                    return try self.hash(descriptor, path: self.folder.path)
+                case .temporary(let name), .named(let name):
+                    let path = self.folder.path(of: name)
+                    let input = openat(self.folder.descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                    guard input >= 0 else {
+                        throw BodyFolder.failure(.fileWrite, "cannot read \(path)")
+                    }
+                    defer { close(input) }
+                    return try self.hash(input, path: path)
+                case .lost:
+                    throw FetchError(kind: .fileWrite, message: "the body's file could not be kept")
                 }
             }
-            guard let name else {
-                throw FetchError(kind: .fileWrite, message: "the body's file could not be kept")
-            }
-            let taken = try self.hash(self.folder.path(of: name), name: name)
             digest = taken
             return taken
         }
     }
 
-    /// Hashes the folder's file `name`, which must hold ``bytes`` bytes.
-    private func hash(_ path: String, name: String) throws(FetchError) -> String {
-        let input = openat(self.folder.descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard input >= 0 else {
-            throw BodyFolder.failure(.fileWrite, "cannot read \(path)")
-        }
-        defer { close(input) }
+    /// Hashes the file open on `descriptor` (`path` names it in errors), which must hold ``bytes``
+    /// bytes; reads from its start whatever its offset.
+    private func hash(_ descriptor: Int32, path: String) throws(FetchError) -> String {
         var state = ccrypto_sha256_state()
         _ = ccrypto_sha256_start(&state)
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 64)
         defer { chunk.deallocate() }
         var total = 0
         while true {
-            let count = read(input, chunk.baseAddress, chunk.count)
+            let count = pread(descriptor, chunk.baseAddress, chunk.count, off_t(total))
             if count < 0 && errno == EINTR {
                 continue
             }
