@@ -78,22 +78,36 @@ public struct FileNameTemplate: Sendable, Hashable, CustomStringConvertible {
     /// The last segment of a URL's path, percent-decoded and made safe: `index` when the path
     /// ends in `/` or is empty.
     public static func lastSegment(of url: String) -> String {
-        var text = Substring(url)
-        if let scheme = text.range(of: "://") {
+        // On the UTF-8 bytes: every delimiter is ASCII, and Character searches cost microseconds
+        // a URL (W6: 2.5 µs a saved file).
+        var text = Array(url.utf8)[...]
+        if let scheme = Self.firstRange(of: Array("://".utf8), in: text) {
             text = text[scheme.upperBound...]
-            text = text.firstIndex(of: "/").map { text[$0...] } ?? ""
+            text = text.firstIndex(of: UInt8(ascii: "/")).map { text[$0...] } ?? []
         }
-        if let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+        if let end = text.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
             text = text[..<end]
         }
-        let segment = text.lastIndex(of: "/").map { text[text.index(after: $0)...] } ?? text
+        let segment = text.lastIndex(of: UInt8(ascii: "/")).map { text[($0 + 1)...] } ?? text
         let decoded = Self.percentDecoded(segment)
         return decoded.isEmpty || decoded == "." || decoded == ".." ? "index" : decoded
     }
 
-    private static func percentDecoded(_ text: Substring) -> String {
+    private static func firstRange(of needle: [UInt8], in text: ArraySlice<UInt8>) -> Range<Int>? {
+        guard text.count >= needle.count else {
+            return nil
+        }
+        for start in text.startIndex...(text.endIndex - needle.count)
+        where text[start..<(start + needle.count)].elementsEqual(needle) {
+            return start..<(start + needle.count)
+        }
+        return nil
+    }
+
+    private static func percentDecoded(_ text: ArraySlice<UInt8>) -> String {
         var bytes: [UInt8] = []
-        var utf8 = Array(text.utf8)[...]
+        bytes.reserveCapacity(text.count)
+        var utf8 = text
         while let byte = utf8.popFirst() {
             if byte == UInt8(ascii: "%"), utf8.count >= 2, let high = Self.hex(utf8[utf8.startIndex]),
                 let low = Self.hex(utf8[utf8.startIndex + 1])
