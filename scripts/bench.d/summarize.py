@@ -223,7 +223,8 @@ def main():
         if workload == "W6" and "documents" in w6:
             note = (f"{w6['documents']:,} generated images ({w6['mean_bytes']:,.0f} B mean of binary bytes, 20–60 KB, "
                     f"a JPEG header) served as `{w6.get('content_type', 'image/jpeg')}`, each URL's body saved to its own "
-                    "file in a fresh folder on the work folder's disk and checked (sha256 of every file) after the run. "
+                    "file in a fresh folder on the work folder's disk (as root, on a new ext4 made there for the "
+                    "run) and checked (sha256 of every file) after the run. "
                     "×floor divides by the writing floor (scripts/bench.d/write_floor.c: the libcurl floor's loop, each "
                     "body written to its own file with write(2)). Targets for `fetch --save-dir`, per round: "
                     + ", ".join(f"≥ {v:g}× {k if k != 'floor' else 'the writing floor'}" for k, v in W6_TARGETS.items())

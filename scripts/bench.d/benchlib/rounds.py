@@ -10,7 +10,7 @@ the runs' files stay (~0.8 GB a run: ~10 GB for 3 rounds, 1.6 GB more with the m
 bench started within W6_SETTLE s of the last one's deletion (same BENCH_DIR) waits for its end.
 Deletions by other programs on the same file system still slow file creation for minutes: on a
 shared machine W6's figures move more than the other workloads' (seen: the writing floor's run
-0.8-4 s from one round to the next). W6_FRESH_FS=1 (root) gives each W6 run a new ext4 of its own,
+0.8-4 s from one round to the next). As root (unless W6_FRESH_FS=0), each W6 run gets a new ext4,
 made in an image file in the work folder (so on the same disk) and mounted over the run's folder:
 every tool creates its files in the same empty inode tables (the writing floor: 0.82-0.85 s).
 """
@@ -59,8 +59,10 @@ def run_tool(bench, workload, tool, round_number, run_values, folder=None, row=N
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
         os.makedirs(folder)
-        if bench.settings.w6_fresh_fs:
-            fresh_fs(bench, folder, v["n"], v["mean"])
+        if bench.settings.w6_fresh_fs and not fresh_fs(bench, folder, v["n"], v["mean"]):
+            say("W6: could not make and mount a file system (no loop device?): measuring on the work folder's,"
+                " with its waits after deletions")
+            bench.settings.w6_fresh_fs = False
         v["dir"] = str(folder)
     for template in tool.fresh:
         Path(template.format(**v)).unlink(missing_ok=True)
@@ -77,15 +79,20 @@ def run_tool(bench, workload, tool, round_number, run_values, folder=None, row=N
 
 def fresh_fs(bench, folder, count, mean):
     """A new ext4 mounted on FOLDER, in an image file in the work folder with room for COUNT files
-    of MEAN bytes twice over (W6_FRESH_FS=1)."""
+    of MEAN bytes twice over (as root; see the module's notes). Returns whether it is mounted."""
     image = bench.work / "w6-fs.img"
     size = 2 * count * (int(mean) + 4096) + (256 << 20)
     with open(image, "wb") as f:
         f.truncate(size)
-    subprocess.run(["mkfs.ext4", "-q", "-F", "-N", str(2 * count + 1024), str(image)], check=True)
-    subprocess.run(["mount", "-o", "loop", str(image), str(folder)], check=True)
+    made = subprocess.run(["mkfs.ext4", "-q", "-F", "-N", str(2 * count + 1024), str(image)],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    if not made or subprocess.run(["mount", "-o", "loop", str(image), str(folder)],
+                                  stderr=subprocess.DEVNULL).returncode != 0:
+        image.unlink(missing_ok=True)
+        return False
     # The check wants nothing in the folder but the run's files.
     (folder / "lost+found").rmdir()
+    return True
 
 
 def drop_fs(bench, folder):

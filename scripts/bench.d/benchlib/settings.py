@@ -3,6 +3,7 @@ import argparse
 import dataclasses
 import os
 import re
+import shutil
 import sys
 
 TOOLS = "fetch,bench,crawl,curl,floor,wrk,ahc,aiohttp,aria2c"
@@ -85,10 +86,14 @@ def parse(argv, usage):
     # Not a flag: W6_SETTLE=0 lets a test of W6 run twice in a row without waiting six minutes.
     if os.environ.get("W6_SETTLE", "").isdigit():
         s.w6_settle = int(os.environ["W6_SETTLE"])
-    s.w6_fresh_fs = os.environ.get("W6_FRESH_FS") == "1"
+    # Fresh file systems for W6 by default where they can be had (root, mkfs.ext4); W6_FRESH_FS=0
+    # measures on the work folder's own file system, W6_FRESH_FS=1 insists.
+    wanted = os.environ.get("W6_FRESH_FS", "")
+    possible = os.geteuid() == 0 and shutil.which("mkfs.ext4") is not None and shutil.which("mount") is not None
+    if wanted == "1" and not possible:
+        _fail("W6_FRESH_FS=1 makes and mounts a file system for each W6 run: run the bench as root, with mkfs.ext4")
+    s.w6_fresh_fs = possible and wanted != "0"
     if s.w6_fresh_fs:
-        if os.geteuid() != 0:
-            _fail("W6_FRESH_FS=1 mounts a file system for each W6 run: run the bench as root")
         s.w6_settle = 0
     for field in ("rounds", "concurrency", "only", "memory", "profile", "out"):
         value = getattr(args, field)
