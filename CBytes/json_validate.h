@@ -341,6 +341,16 @@ CBYTES_JSON_INLINE int cbytes_json_block(
     cbytes_json_carry *carry, cbytes_json_stack *stack, const cbytes_json_masks *m, uint64_t escaped,
     uint64_t quotes, uint64_t in_string, const uint8_t *block, size_t base, const uint8_t *bytes, size_t count,
     size_t *batch, size_t *batched) {
+    // A block inside one string from end to end (long text fields): only its escapes and its
+    // control and non-ASCII bytes need a look; every carry but `scalar` stays as it was (the
+    // steps below would leave them so: nothing in the block is a token).
+    if (quotes == 0 && in_string == ~0ULL) {
+        uint64_t unchecked = escaped & ~m->escape_ok;
+        if (unchecked && !cbytes_json_check_escapes(bytes, count, base, unchecked)) return 0;
+        if (m->low && !cbytes_json_check_special(carry, bytes, count, base, m->low)) return 0;
+        carry->scalar = 0;
+        return 1;
+    }
     uint64_t open = quotes & in_string;
     uint64_t close = quotes & ~in_string;
 

@@ -228,6 +228,24 @@ struct JSONValidatorTests {
         }
     }
 
+    /// A block inside one string from end to end takes a shorter path (only escapes, controls and
+    /// non-ASCII bytes looked at): a flaw anywhere in a long string, and valid escapes and UTF-8
+    /// across the edges of such blocks, must get the scanner's verdict.
+    @Test func longStringsAreCheckedThroughWholeBlocks() {
+        let text = Array("Shake well with ice, strain into a chilled glass; garnish with é and 🍸. ".utf8)
+        let filler = Array((0..<5).map { _ in text }.joined())
+        let flaws: [[UInt8]] = [
+            [0x0A], [0x1F], [0x80], [0xC3], [0xE2, 0x82], Array(#"\q"#.utf8), Array(#"\u00G0"#.utf8), [0x22],
+            Array(#"\n"#.utf8), Array(#"\u00e9"#.utf8), Array(#"\\"#.utf8), Array("\u{7F}".utf8),
+        ]
+        for position in stride(from: 0, to: filler.count, by: 3) {
+            for flaw in flaws {
+                let inner = Array(filler[..<position]) + flaw + Array(filler[position...])
+                self.expectAgreement(Array(#"{"strInstructions":""#.utf8) + inner + Array(#"","n":null}"#.utf8))
+            }
+        }
+    }
+
     @Test func nestingIsLimitedExactlyAsTheScannerLimitsIt() {
         for limit in [0, 1, 2, 63, 64, 65, 512] {
             for depth in Set([max(limit - 1, 0), limit, limit + 1]) {
