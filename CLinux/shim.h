@@ -2,9 +2,9 @@
 //
 // Why this shim exists: mallopt and its M_* parameters live in <malloc.h>, which the Glibc module
 // does not include; sync_file_range needs _GNU_SOURCE, which it does not define; O_TMPFILE is a
-// macro of two others, which Swift does not import. The
-// functions below are `static inline` and prefixed `clinux_`, so the header adds no symbols of its
-// own. Where the C library lacks a call, its function does nothing.
+// macro of two others, which Swift does not import. The functions below are `static inline` and
+// prefixed `clinux_`, so the header adds no symbols of its own. Where the C library lacks a call,
+// its function does nothing.
 #ifndef CLINUX_SHIM_H
 #define CLINUX_SHIM_H
 
@@ -32,8 +32,9 @@ static inline int clinux_keep_freed_memory(int trim_bytes, int mmap_bytes) {
 }
 
 /// Opens an unnamed file in the directory `directory` for writing and reading (`O_TMPFILE`): it
-/// has no name until `linkat` gives it one, and vanishes when closed without one. Returns the descriptor, or
-/// -1 with errno set (EOPNOTSUPP, EISDIR or EINVAL where the file system or kernel lacks it).
+/// has no name until `linkat` gives it one, and vanishes when closed without one. Returns the
+/// descriptor, or -1 with errno set (EOPNOTSUPP, EISDIR or EINVAL where the file system or kernel
+/// lacks it).
 static inline int clinux_open_unnamed(int directory, unsigned int mode) {
 #if defined(O_TMPFILE)
     return openat(directory, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode);

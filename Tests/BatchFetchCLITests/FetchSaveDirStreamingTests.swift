@@ -130,6 +130,25 @@ struct FetchSaveDirStreamingTests {
         }
     }
 
+    /// A URL given twice is fetched once; its one streamed body is named for the first record and
+    /// copied for the second, both whole, with the same digest.
+    @Test func aRepeatedURLGivesEachRecordAWholeFile() async throws {
+        try await TestHTTPServer.with { server in
+            let folder = self.folder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let url = "\(server.baseURL)/binary?n=200003&seed=7"
+            let (status, records) = try self.run(["--save-dir", folder, url, url])
+            #expect(status == 0)
+            let expected = self.binary(200_003, seed: 7)
+            for index in 0..<2 {
+                let saved = try Data(contentsOf: URL(fileURLWithPath: folder + "/\(index)-binary"))
+                #expect(saved == expected, "record \(index)")
+                #expect(records[index]["sha256"] as? String == (try sha256Hex(expected)))
+            }
+            #expect(self.names(in: folder) == ["0-binary", "1-binary"])
+        }
+    }
+
     @Test func aBodyLargerThanTheInMemoryLimitIsSavedAndTheFileLimitHolds() async throws {
         try await TestHTTPServer.with { server in
             let folder = self.folder()

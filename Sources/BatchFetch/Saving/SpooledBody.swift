@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// Its SHA-256 is taken by whoever names it (``sha256()``), from the file, not by the engine
 /// thread as bytes arrive: hashing was 37% of that thread's time on W6, the thread every transfer
-/// waits on, while reading the file back from the page cache costs a tenth of hashing it.
+/// waits on, while reading the file back from the page cache costs a quarter of hashing it.
 ///
 /// Threading: any thread.
 public final class SpooledBody: Sendable {
@@ -106,13 +106,9 @@ public final class SpooledBody: Sendable {
                 case .unnamed(let descriptor):
                     return try self.hash(descriptor, path: self.folder.path)
                 case .temporary(let name), .named(let name):
-                    let path = self.folder.path(of: name)
-                    let input = openat(self.folder.descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-                    guard input >= 0 else {
-                        throw BodyFolder.failure(.fileWrite, "cannot read \(path)")
-                    }
+                    let input = try self.open(name)
                     defer { close(input) }
-                    return try self.hash(input, path: path)
+                    return try self.hash(input, path: self.folder.path(of: name))
                 case .lost:
                     throw FetchError(kind: .fileWrite, message: "the body's file could not be kept")
                 }
@@ -127,22 +123,12 @@ public final class SpooledBody: Sendable {
     private func hash(_ descriptor: Int32, path: String) throws(FetchError) -> String {
         var state = ccrypto_sha256_state()
         _ = ccrypto_sha256_start(&state)
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 64)
-        defer { chunk.deallocate() }
-        var total = 0
-        while true {
-            let count = pread(descriptor, chunk.baseAddress, chunk.count, off_t(total))
-            if count < 0 && errno == EINTR {
-                continue
-            }
-            guard count >= 0 else {
-                throw BodyFolder.failure(.fileWrite, "cannot read \(path)")
-            }
-            guard count > 0 else {
-                break
-            }
-            _ = ccrypto_sha256_add(&state, chunk.baseAddress, count)
-            total += count
+        let read = Self.read(descriptor) { chunk in
+            _ = ccrypto_sha256_add(&state, chunk.baseAddress, chunk.count)
+            return true
+        }
+        guard let total = read else {
+            throw BodyFolder.failure(.fileWrite, "cannot read \(path)")
         }
         guard total == self.bytes else {
             throw FetchError(
@@ -153,31 +139,52 @@ public final class SpooledBody: Sendable {
         return BodyFileStore.hex(digest)
     }
 
+    /// Opens the folder's file `name` for reading, never through a symbolic link.
+    private func open(_ name: String) throws(FetchError) -> Int32 {
+        let input = openat(self.folder.descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard input >= 0 else {
+            throw BodyFolder.failure(.fileWrite, "cannot read \(self.folder.path(of: name))")
+        }
+        return input
+    }
+
+    /// Reads the file open on `descriptor` from its start, whatever its offset, 64 KB at a time,
+    /// handing each piece to `take` until the end or until `take` returns false.
+    /// - Returns: the bytes read, or `nil` when a read failed.
+    private static func read(_ descriptor: Int32, _ take: (UnsafeRawBufferPointer) -> Bool) -> Int? {
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 64)
+        defer { chunk.deallocate() }
+        var total = 0
+        while true {
+            let count = pread(descriptor, chunk.baseAddress, chunk.count, off_t(total))
+            if count < 0 && errno == EINTR {
+                continue
+            }
+            guard count >= 0 else {
+                return nil
+            }
+            guard count > 0 else {
+                return total
+            }
+            total += count
+            guard take(UnsafeRawBufferPointer(rebasing: chunk[..<count])) else {
+                return total
+            }
+        }
+    }
+
     /// Copies the folder's file `source` to `name`, through a temporary like every other file.
     private func copy(_ source: String, to name: String) throws(FetchError) {
-        let input = openat(self.folder.descriptor, source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard input >= 0 else {
-            throw BodyFolder.failure(.fileWrite, "cannot read \(self.folder.path(of: source))")
-        }
+        let input = try self.open(source)
         defer { close(input) }
         guard let (output, temporary) = self.folder.createTemporary() else {
             throw BodyFolder.failure(.fileWrite, "cannot create a file in \(self.folder.path)")
         }
         // Rare (a URL repeated in one batch), so a plain read and write loop.
-        var copied = 0
         var complete = true
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-        defer { chunk.deallocate() }
-        while complete && copied < self.bytes {
-            let count = read(input, chunk.baseAddress, chunk.count)
-            if count < 0 && errno == EINTR {
-                continue
-            }
-            guard count > 0 else {
-                break
-            }
-            complete = BodyFileStore.writeAll(UnsafeRawBufferPointer(rebasing: chunk[..<count]), to: output)
-            copied += count
+        let copied = Self.read(input) { chunk in
+            complete = BodyFileStore.writeAll(chunk, to: output)
+            return complete
         }
         let closed = close(output) == 0
         guard complete && copied == self.bytes && closed else {
