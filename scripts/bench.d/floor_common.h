@@ -3,6 +3,14 @@
  * an easy handle, growing a body buffer, and the transfer loop itself (one multi handle, N easy
  * handles reused for the next URL as each transfer finishes, one curl_multi_poll loop). Each floor
  * says what it does at a transfer's start and end through struct floor_hooks.
+ *
+ * The request: what `batchfetch fetch` sends by default, when the environment says so (scripts/bench
+ * does, so that a floor does the same HTTP exchange as the client it measures):
+ *   FLOOR_USER_AGENT=VALUE    a `User-Agent: VALUE` field
+ *   FLOOR_ACCEPT_ENCODING=all an `Accept-Encoding` field naming every coding this libcurl decodes,
+ *                             and CURLOPT_ACCEPT_ENCODING "" so that it decodes them (fetch's
+ *                             --compressed default, fields set the way fetch sets them)
+ * Unset, the floor sends libcurl's bare request (no User-Agent, no Accept-Encoding).
  */
 #ifndef FLOOR_COMMON_H
 #define FLOOR_COMMON_H
@@ -97,6 +105,39 @@ static int floor_append(char **body, size_t *length, size_t *capacity, const cha
     return 1;
 }
 
+/* The request fields of FLOOR_USER_AGENT and FLOOR_ACCEPT_ENCODING (see the top), made once; NULL
+ * when neither is set. `*decodes` is 1 when libcurl is to decode what comes back. */
+static struct curl_slist *floor_request_fields(int *decodes) {
+    static int made, decoding;
+    static struct curl_slist *fields;
+    if (!made) {
+        made = 1;
+        char line[512];
+        const char *agent = getenv("FLOOR_USER_AGENT");
+        if (agent != NULL && *agent != 0) {
+            snprintf(line, sizeof line, "User-Agent: %s", agent);
+            fields = curl_slist_append(fields, line);
+        }
+        const char *encoding = getenv("FLOOR_ACCEPT_ENCODING");
+        if (encoding != NULL && strcmp(encoding, "all") == 0) {
+            /* The codings in libcurl's own order, as batchfetch's CurlGlobal.allContentEncodings. */
+            long features = curl_version_info(CURLVERSION_NOW)->features;
+            snprintf(line, sizeof line, "Accept-Encoding: %s%s%s",
+                     (features & CURL_VERSION_LIBZ) ? "deflate, gzip" : "",
+                     (features & CURL_VERSION_BROTLI) ? ((features & CURL_VERSION_LIBZ) ? ", br" : "br") : "",
+                     (features & CURL_VERSION_ZSTD)
+                         ? ((features & (CURL_VERSION_LIBZ | CURL_VERSION_BROTLI)) ? ", zstd" : "zstd")
+                         : "");
+            if (strlen(line) > strlen("Accept-Encoding: ")) {
+                fields = curl_slist_append(fields, line);
+            }
+            decoding = 1;
+        }
+    }
+    *decodes = decoding;
+    return fields;
+}
+
 /* A new easy handle for `slot`, with the options every floor sets. 0 when libcurl cannot make one. */
 static int floor_easy(struct floor_transfer *slot, curl_write_callback write, long version) {
     CURL *easy = curl_easy_init();
@@ -112,6 +153,14 @@ static int floor_easy(struct floor_transfer *slot, curl_write_callback write, lo
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(easy, CURLOPT_TIMEOUT, 30L);
     curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, version);
+    int decodes = 0;
+    struct curl_slist *fields = floor_request_fields(&decodes);
+    if (fields != NULL) {
+        curl_easy_setopt(easy, CURLOPT_HTTPHEADER, fields);
+    }
+    if (decodes) {
+        curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
+    }
     return 1;
 }
 

@@ -13,12 +13,13 @@
 #   W4 h2c      HTTP/2 with prior knowledge on cleartext
 #
 # Tools: batchfetch fetch (records with validated bodies) and bench, curl --parallel, the libcurl
-# floor (FLOOR_HTTP, FLOOR_CAINFO), h2load (nghttp2's load generator, bodies dropped: the h2
-# transport reference, as wrk is for h1; --h1 for W4 h1 TLS), aiohttp (HTTP/1.1 only; when
-# installed). Every client but h2load, which verifies nothing, trusts the certificate instead of
-# skipping verification (--ca-cert, --cacert, CURLOPT_CAINFO, SSL_CERT_FILE). Every run is
-# checked (count and protocol), and nginx's access log ($connection, $ssl_session_reused) gives
-# its connections and TLS handshakes, full and resumed: written to the runs as kind "w4-tls".
+# floor (FLOOR_HTTP, FLOOR_CAINFO; with fetch's request fields, as every floor: floor_common.h),
+# h2load (nghttp2's load generator, bodies dropped: the h2 transport reference, as wrk is for h1;
+# --h1 for W4 h1 TLS), aiohttp (HTTP/1.1 only; when installed). Every client but h2load, which
+# verifies nothing, trusts the certificate instead of skipping verification (--ca-cert, --cacert,
+# CURLOPT_CAINFO, SSL_CERT_FILE). Every run is checked (count and protocol), and nginx's access
+# log ($connection, $ssl_session_reused) gives its connections and TLS handshakes, full and
+# resumed: written to the runs as kind "w4-tls".
 #
 # Targets (issue 29), from the same run: `fetch` ≥ 0.95× the libcurl floor given the same options,
 # and ≥ 1.5× curl, on each of h1 TLS, h2 TLS and h2c. They hold per libcurl version: run the bench

@@ -66,6 +66,7 @@ def _run(bench, nginx):
         say(f"no batchfetch binary at {bench.batchfetch} (drop --no-build?)")
         sys.exit(1)
     tools.capabilities(bench)
+    tools.request_fields(bench)
     dataset.make(bench)
     if not bench.workload_wanted("W3"):
         bench.w3_skip = "not among --workloads"

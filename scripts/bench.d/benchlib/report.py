@@ -10,7 +10,8 @@ from .bench import say
 from .nginx import version as nginx_version
 
 NOTES = [
-    "the libcurl floor (scripts/bench.d/multi_floor.c) reuses one easy handle per in-flight slot and drops bodies",
+    "the libcurl floor (scripts/bench.d/multi_floor.c) reuses one easy handle per in-flight slot and drops bodies; "
+    "every floor sends the request fields fetch sends by default (User-Agent, Accept-Encoding: floor_common.h)",
     "W3's flat runs fetch exactly the URLs the crawl requests; each W3 run is checked (counts, content) or fails",
     "wrk drops bodies and parses nothing; its req/s is its own count over -d",
     "async-http-client and aiohttp parse every body (JSONSerialization, json.loads); W5 (HTML) has no rows of theirs",

@@ -124,6 +124,19 @@ def _swift_build(log, *args):
     return built
 
 
+def request_fields(bench):
+    """The floors make the request `fetch` makes (floor_common.h): its User-Agent and its default
+    Accept-Encoding, through the environment every floor run inherits. Without them a floor sends a
+    bare request, which on W1 took ~8% less time than the same loop sending fetch's two fields."""
+    done = subprocess.run([bench.batchfetch, "--version"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    first = (done.stdout.splitlines() or [""])[0].split()
+    if len(first) == 2 and first[0] == "batchfetch":
+        os.environ["FLOOR_USER_AGENT"] = f"batchfetch/{first[1]}"
+    os.environ["FLOOR_ACCEPT_ENCODING"] = "all"
+    agent = os.environ.get("FLOOR_USER_AGENT", "no User-Agent (batchfetch --version said no version)")
+    say(f"the floors send fetch's request fields: {agent}, Accept-Encoding with every coding libcurl decodes")
+
+
 def capabilities(bench):
     """What this batchfetch has, from its help: subcommands (bench and crawl came after fetch) and
     fetch's flags. `batchfetch NAME --help` of an unknown NAME prints the root help and exits 0, so
