@@ -290,8 +290,8 @@ EOF
 }
 
 run_w4() {
-    # BENCH_W4_COUNT=N takes the first N of W1's URLs instead (at most W1's count): at 50k req/s,
-    # 20,000 requests last 0.4 s, and 100,000 make every run last the 2 s that keep start-up out.
+    # BENCH_W4_COUNT=N takes the first N of W1's URLs instead of the default 100,000 (at most
+    # W1's count): at 50k req/s, 100,000 make every run last the 2 s that keep start-up out.
     W4_COUNT=${BENCH_W4_COUNT:-$W4_COUNT}
     [ "$W4_COUNT" -le "$W1_COUNT" ] || W4_COUNT=$W1_COUNT
     command -v openssl >/dev/null 2>&1 || { say "W4: skipped: openssl is not installed"; return 0; }
