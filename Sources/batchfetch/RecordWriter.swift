@@ -250,10 +250,11 @@ struct RecordWriter {
     /// cannot hold raw control characters), so they become spaces and the record stays one line.
     private mutating func embed(_ slice: JSONSlice) {
         slice.withUnsafeBytes { raw in
-            // memchr, not a per-byte Swift loop: most bodies have no line breaks at all.
+            // The validator says when there are none; else memchr, not a per-byte Swift loop.
             let hasLineBreaks =
-                raw.baseAddress.map { memchr($0, 0x0A, raw.count) != nil || memchr($0, 0x0D, raw.count) != nil }
-                ?? false
+                slice.mayHoldLineBreaks
+                && (raw.baseAddress.map { memchr($0, 0x0A, raw.count) != nil || memchr($0, 0x0D, raw.count) != nil }
+                    ?? false)
             if !hasLineBreaks && raw.count >= Self.spliceMinimum {
                 self.splices.append((self.json.buffer.count, .json(slice)))
                 self.splicedBytes += raw.count

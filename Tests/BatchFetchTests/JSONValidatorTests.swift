@@ -22,15 +22,21 @@ struct JSONValidatorTests {
         -> Bool
     {
         let expected = self.scannerAccepts(bytes, maxDepth: maxDepth)
+        let lineBreaks = bytes.contains(0x0A) || bytes.contains(0x0D)
         for implementation in Self.implementations {
-            let verdict = bytes.withUnsafeBytes { raw in
-                JSONValidator.isValid(raw, maxDepth: maxDepth, using: implementation)
+            let (verdict, mayHoldLineBreaks) = bytes.withUnsafeBytes { raw in
+                JSONValidator.check(raw, maxDepth: maxDepth, using: implementation)
             }
             if verdict != expected {
                 let text = String(decoding: bytes.prefix(200), as: UTF8.self)
                 Issue.record(
                     "\(implementation): \(String(describing: verdict)), scanner: \(expected), maxDepth \(maxDepth) \(note()): \(text)"
                 )
+            }
+            // A valid document said to hold no line break must hold none (records rely on it).
+            if verdict == true && lineBreaks && !mayHoldLineBreaks {
+                let text = String(decoding: bytes.prefix(200), as: UTF8.self)
+                Issue.record("\(implementation): a line break missed \(note()): \(text)")
             }
         }
         return expected
@@ -224,6 +230,28 @@ struct JSONValidatorTests {
             for tail in ["null", "true", "false", "-12.5e+3", "nul", "0x", #"{"k":[1,{}]}"#, #"{"k" "#, "[[]]]"] {
                 self.expectAgreement(Array("[".utf8) + spaces + Array(tail.utf8) + Array("]".utf8))
                 self.expectAgreement(spaces + Array(tail.utf8))
+            }
+        }
+    }
+
+    /// The validator tells the record writer when a valid document has no tab, LF or CR between
+    /// its tokens, at any offset: then it is embedded as it is, without a search for line breaks.
+    @Test func lineBreaksBetweenTokensAreReportedAtEveryOffset() {
+        let value = Array(#"{"strDrink":"Mojito","idDrink":"11000","strTags":null,"n":[1,2.5,true]}"#.utf8)
+        for offset in 0..<200 {
+            let spaces = [UInt8](repeating: UInt8(ascii: " "), count: offset)
+            for implementation in Self.implementations {
+                let compact = Array("[".utf8) + spaces + value + Array("]".utf8)
+                let plain = compact.withUnsafeBytes { JSONValidator.check($0, maxDepth: 512, using: implementation) }
+                #expect(plain.valid == true && !plain.mayHoldLineBreaks, "\(implementation) at \(offset)")
+                for control: UInt8 in [0x0A, 0x0D, 0x09] {
+                    let broken = Array("[".utf8) + spaces + [control] + value + Array("]".utf8)
+                    let checked = broken.withUnsafeBytes {
+                        JSONValidator.check($0, maxDepth: 512, using: implementation)
+                    }
+                    #expect(
+                        checked.valid == true && checked.mayHoldLineBreaks, "\(implementation) \(control) at \(offset)")
+                }
             }
         }
     }

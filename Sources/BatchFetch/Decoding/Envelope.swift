@@ -49,7 +49,9 @@ public struct Envelope: Sendable, Hashable {
         if self.components.isEmpty && JSONValidator.outrunsTheScanner {
             let whole = body.withUnsafeBytes { raw in JSONValidator.value(in: raw, maxDepth: self.maxDepth) }
             if let whole, whole.kind != .string, whole.kind != .null {
-                return .value(JSONSlice(body: body, range: whole.range, kind: whole.kind))
+                return .value(
+                    JSONSlice(
+                        body: body, range: whole.range, kind: whole.kind, mayHoldLineBreaks: whole.mayHoldLineBreaks))
             }
         }
         let outcome: Result<JSONScanner.Target, JSONScanner.Failure> = body.withUnsafeBytes { raw in

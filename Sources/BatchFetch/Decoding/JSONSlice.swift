@@ -11,6 +11,16 @@ public struct JSONSlice: Sendable {
     public let range: Range<Int>
     /// What kind of value it is.
     public let kind: JSONValueKind
+    /// `false` when the value is known to hold no tab, LF or CR (the validator saw none between
+    /// tokens), so a record writer need not look for line breaks to remove.
+    package let mayHoldLineBreaks: Bool
+
+    package init(body: Data, range: Range<Int>, kind: JSONValueKind, mayHoldLineBreaks: Bool = true) {
+        self.body = body
+        self.range = range
+        self.kind = kind
+        self.mayHoldLineBreaks = mayHoldLineBreaks
+    }
 
     /// The value's bytes (a copy).
     public var bytes: Data {

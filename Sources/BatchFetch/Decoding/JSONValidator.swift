@@ -49,6 +49,15 @@ enum JSONValidator {
     static func isValid(
         _ bytes: UnsafeRawBufferPointer, maxDepth: Int, using implementation: Implementation = .automatic
     ) -> Bool? {
+        Self.check(bytes, maxDepth: maxDepth, using: implementation).valid
+    }
+
+    /// ``isValid(_:maxDepth:using:)``, and whether a valid document may hold a line break: `false`
+    /// when no tab, LF or CR lies between its tokens (inside strings they are invalid), so that it
+    /// is one line as it is.
+    static func check(
+        _ bytes: UnsafeRawBufferPointer, maxDepth: Int, using implementation: Implementation = .automatic
+    ) -> (valid: Bool?, mayHoldLineBreaks: Bool) {
         precondition(implementation.isAvailable, "\(implementation) does not run on this machine")
         // An empty buffer may have no base address; C reads nothing when the count is 0.
         let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
@@ -56,36 +65,41 @@ enum JSONValidator {
         // The scanner opens a container while depth < maxDepth: a negative limit is as good as 0.
         let depth = max(maxDepth, 0)
         let result: CInt
+        var controls: CInt = 1
         switch implementation {
         case .automatic:
-            result = cbytes_json_valid(base, count, depth)
+            result = cbytes_json_valid(base, count, depth, &controls)
         case .portable:
-            result = cbytes_json_valid_portable(base, count, depth)
+            result = cbytes_json_valid_portable(base, count, depth, &controls)
         case .sse2:
             #if arch(x86_64)
-                result = cbytes_json_valid_sse2(base, count, depth)
+                result = cbytes_json_valid_sse2(base, count, depth, &controls)
             #else
                 preconditionFailure("SSE2 is x86_64 only")
             #endif
         case .avx2:
             #if arch(x86_64)
-                result = cbytes_json_valid_avx2(base, count, depth)
+                result = cbytes_json_valid_avx2(base, count, depth, &controls)
             #else
                 preconditionFailure("AVX2 is x86_64 only")
             #endif
         }
         switch result {
-        case 1: return true
-        case 0: return false
-        default: return nil
+        case 1: return (true, controls != 0)
+        case 0: return (false, true)
+        default: return (nil, true)
         }
     }
 
     /// The document's value when `bytes` are a valid document: its byte range without the
-    /// surrounding whitespace and its kind, as ``JSONScanner`` finds them for the empty key path.
-    /// `nil` when the validator rejects the document or cannot tell.
-    static func value(in bytes: UnsafeRawBufferPointer, maxDepth: Int) -> (range: Range<Int>, kind: JSONValueKind)? {
-        guard Self.isValid(bytes, maxDepth: maxDepth) == true else {
+    /// surrounding whitespace and its kind, as ``JSONScanner`` finds them for the empty key path,
+    /// and whether it may hold a line break (see ``check(_:maxDepth:using:)``). `nil` when the
+    /// validator rejects the document or cannot tell.
+    static func value(
+        in bytes: UnsafeRawBufferPointer, maxDepth: Int
+    ) -> (range: Range<Int>, kind: JSONValueKind, mayHoldLineBreaks: Bool)? {
+        let checked = Self.check(bytes, maxDepth: maxDepth)
+        guard checked.valid == true else {
             return nil
         }
         // Valid, so a value starts and ends inside; usually there is no whitespace to skip.
@@ -100,7 +114,7 @@ enum JSONValidator {
         guard let kind = JSONScanner.kind(startingWith: bytes[start]) else {
             preconditionFailure("a valid document starting with byte \(bytes[start])")
         }
-        return (start..<end, kind)
+        return (start..<end, kind, checked.mayHoldLineBreaks)
     }
 
     /// JSON's whitespace (RFC 8259): space, tab, LF, CR.
