@@ -8,6 +8,7 @@ import Foundation
 // - `list(in:)` returns an array slice or nil, never anything else;
 // - the whole document (key path "") is accepted exactly when some key path search does not
 //   report invalid JSON (validation does not depend on the key path).
+// - a value said to hold no line break (`mayHoldLineBreaks` false) holds no LF or CR.
 private let paths = ["", "drinks", "feed.results", "a.b.c", "category", "error", "drinks.0", "."]
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -36,6 +37,9 @@ public func envelopeFuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         if case .value(let slice) = content {
             guard slice.range.lowerBound >= 0, slice.range.upperBound <= body.count, !slice.range.isEmpty else {
                 fatalError("slice \(slice.range) outside a body of \(body.count) bytes")
+            }
+            if !slice.mayHoldLineBreaks && body[slice.range].contains(where: { $0 == 0x0A || $0 == 0x0D }) {
+                fatalError("a value said to hold no line break holds one")
             }
             let inner = Data(body[slice.range])
             do throws(FetchError) {
