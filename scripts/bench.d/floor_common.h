@@ -122,13 +122,17 @@ static struct curl_slist *floor_request_fields(int *decodes) {
         if (encoding != NULL && strcmp(encoding, "all") == 0) {
             /* The codings in libcurl's own order, as batchfetch's CurlGlobal.allContentEncodings. */
             long features = curl_version_info(CURLVERSION_NOW)->features;
-            snprintf(line, sizeof line, "Accept-Encoding: %s%s%s",
-                     (features & CURL_VERSION_LIBZ) ? "deflate, gzip" : "",
-                     (features & CURL_VERSION_BROTLI) ? ((features & CURL_VERSION_LIBZ) ? ", br" : "br") : "",
-                     (features & CURL_VERSION_ZSTD)
-                         ? ((features & (CURL_VERSION_LIBZ | CURL_VERSION_BROTLI)) ? ", zstd" : "zstd")
-                         : "");
-            if (strlen(line) > strlen("Accept-Encoding: ")) {
+            const struct { long feature; const char *names; } codings[] = {
+                {CURL_VERSION_LIBZ, "deflate, gzip"}, {CURL_VERSION_BROTLI, "br"}, {CURL_VERSION_ZSTD, "zstd"}};
+            strcpy(line, "Accept-Encoding: ");
+            const char *separator = "";
+            for (size_t i = 0; i < sizeof codings / sizeof codings[0]; i++) {
+                if (features & codings[i].feature) {
+                    strcat(strcat(line, separator), codings[i].names);
+                    separator = ", ";
+                }
+            }
+            if (*separator != 0) {
                 fields = curl_slist_append(fields, line);
             }
             decoding = 1;

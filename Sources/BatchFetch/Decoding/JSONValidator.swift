@@ -44,17 +44,10 @@ enum JSONValidator {
     static let outrunsTheScanner = Implementation.avx2.isAvailable
 
     /// Whether `bytes` are one valid JSON document with at most `maxDepth` containers open at
-    /// once; `false` also for an empty or all-whitespace document. `nil` when the validator cannot
-    /// tell: nesting past 4,096 levels (allowed by `maxDepth`) and no memory for a deeper stack.
-    static func isValid(
-        _ bytes: UnsafeRawBufferPointer, maxDepth: Int, using implementation: Implementation = .automatic
-    ) -> Bool? {
-        Self.check(bytes, maxDepth: maxDepth, using: implementation).valid
-    }
-
-    /// ``isValid(_:maxDepth:using:)``, and whether a valid document may hold a line break: `false`
-    /// when no tab, LF or CR lies between its tokens (inside strings they are invalid), so that it
-    /// is one line as it is.
+    /// once (`valid`); `false` also for an empty or all-whitespace document, `nil` when the
+    /// validator cannot tell: nesting past 4,096 levels (allowed by `maxDepth`) and no memory for a
+    /// deeper stack. And whether a valid document may hold a line break: `false` when no tab, LF or
+    /// CR lies between its tokens (inside strings they are invalid), so that it is one line as it is.
     static func check(
         _ bytes: UnsafeRawBufferPointer, maxDepth: Int, using implementation: Implementation = .automatic
     ) -> (valid: Bool?, mayHoldLineBreaks: Bool) {
