@@ -136,6 +136,19 @@ public struct FetchResult: Sendable {
         self.cache = cache
     }
 
+    /// A result of a request the engine's cache let through (or of one it did not see: `nil`).
+    init(
+        index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int,
+        cacheCompletion: HTTPCache.Completion?
+    ) {
+        self.index = index
+        self.request = request
+        self.outcome = outcome
+        self.attempts = attempts
+        self.cache = nil
+        self.cacheCompletion = cacheCompletion
+    }
+
     /// The response, if there is one.
     public var response: Response? {
         if case .success(let response) = self.outcome { return response }

@@ -159,6 +159,29 @@ struct EngineStateMachineTests {
         #expect(harness.record.results.map(\.attempts) == [1, 1])
     }
 
+    /// The replay cache holds outcomes up to its byte limit (body, URL and 256 bytes each): the
+    /// oldest goes first, and a repeat of it is transferred again while newer ones still replay.
+    @Test func theReplayCacheLetsTheOldestGoAtItsLimit() {
+        var harness = EngineStateMachineHarness { $0.replayCacheBytes = 800 }
+        let sink = ResultSink()
+        let body = String(repeating: "x", count: 200)
+        harness.receive([Self.a, Self.b], to: sink)
+        let started = harness.admit().started
+        harness.respond(started[0], body: body)
+        harness.respond(started[1], body: body)
+        // a (≈ 470 bytes) made room for b: both would not fit in 800.
+        harness.receive([Self.b, Self.a, Self.b], to: sink)
+        #expect(harness.admitURLs() == [Self.a])
+        harness.deliver()
+        #expect(harness.record.results.map(\.index) == [0, 1, 2, 4])
+        // An outcome larger than the whole limit is not kept, and evicts nothing.
+        harness.respond(harness.machine.running[0], body: String(repeating: "y", count: 1000))
+        harness.receive([Self.a, Self.b], to: sink)
+        #expect(harness.admitURLs() == [Self.a])
+        harness.deliver()
+        #expect(harness.record.results.map(\.index) == [0, 1, 2, 4, 3, 6])
+    }
+
     @Test func withoutDeduplicationIdenticalRequestsAreEachTransferred() {
         var harness = EngineStateMachineHarness { $0.deduplicate = false }
         let sink = ResultSink()
@@ -283,5 +306,57 @@ struct EngineStateMachineTests {
         harness.deliver()
         #expect(harness.record.results.map { $0.cacheCompletion?.pending?.original } == [Request(Self.a), nil])
         #expect(harness.record.results.allSatisfy { $0.cacheCompletion != nil })
+    }
+}
+
+/// Outcomes the replay cache lets go are freed by a consumer, not the engine thread, within bounds.
+struct RetiredOutcomeTests {
+    private static func outcomes(_ count: Int, bodyBytes: Int = 10) -> [Result<Response, FetchError>] {
+        (0..<count).map { _ in
+            .success(Response(status: 200, headers: HTTPHeaders([]), body: Data(count: bodyBytes), effectiveURL: "u"))
+        }
+    }
+
+    @Test func aSinkTakesOutcomesUpToItsLimitAndItsConsumerFreesThemWhenItTakes() async {
+        let sink = ResultSink()
+        var outcomes = Self.outcomes(ResultSink.retiredLimit - 1)
+        sink.retire(&outcomes)
+        #expect(outcomes.isEmpty && sink.retiredCount == ResultSink.retiredLimit - 1)
+        outcomes = Self.outcomes(2)
+        sink.retire(&outcomes)
+        #expect(outcomes.isEmpty && sink.retiredCount == ResultSink.retiredLimit + 1)
+        // At the limit the engine keeps (and frees) what it lets go.
+        outcomes = Self.outcomes(1)
+        sink.retire(&outcomes)
+        #expect(outcomes.count == 1 && sink.retiredCount == ResultSink.retiredLimit + 1)
+        sink.deliver([
+            FetchResult(index: 0, request: Request("http://a.test/"), outcome: .failure(.cancelled), attempts: 1)
+        ])
+        #expect(await sink.take().count == 1)
+        #expect(sink.retiredCount == 0)
+        sink.cancel()
+        sink.retire(&outcomes)
+        #expect(outcomes.count == 1 && sink.retiredCount == 0)
+    }
+
+    @Test func theReplayCachesSmallEvictionsGoToTheNextDeliverysSink() {
+        var harness = EngineStateMachineHarness { $0.replayCacheBytes = 800 }
+        let sink = ResultSink()
+        harness.receive(["http://a.test/", "http://b.test/", "http://c.test/"], to: sink)
+        let started = harness.admit().started
+        harness.respond(started[0], body: String(repeating: "x", count: 200))
+        harness.respond(started[1], body: String(repeating: "x", count: 200))
+        #expect(harness.machine.retired.count == 1)
+        harness.deliver()
+        #expect(harness.machine.retired.isEmpty && sink.retiredCount == 1)
+        // A large body is freed where it is let go: the consumer would hold it for nothing.
+        var large = EngineStateMachineHarness { $0.replayCacheBytes = 64 * 1024 }
+        let other = ResultSink()
+        large.receive(["http://a.test/", "http://b.test/"], to: other)
+        let both = large.admit().started
+        large.respond(both[0], body: String(repeating: "x", count: 20 * 1024))
+        large.respond(both[1], body: String(repeating: "x", count: 60 * 1024))
+        large.deliver()
+        #expect(large.machine.retired.isEmpty && other.retiredCount == 0)
     }
 }

@@ -13,6 +13,17 @@ final class EngineCore: Sendable {
         let index: Int
         let sink: ResultSink
         let submittedAt: UInt64
+        /// The request's hash, taken by the submitting thread rather than the engine thread, which
+        /// sets the pace on small documents; de-duplication's key uses it.
+        let hash: Int
+
+        init(request: Request, index: Int, sink: ResultSink, submittedAt: UInt64) {
+            self.request = request
+            self.index = index
+            self.sink = sink
+            self.submittedAt = submittedAt
+            self.hash = request.hashValue
+        }
     }
 
     /// What the engine thread takes from the inbox in one go.

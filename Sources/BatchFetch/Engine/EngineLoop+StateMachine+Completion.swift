@@ -49,27 +49,49 @@ extension EngineLoop.StateMachine {
 
     mutating func finish(_ transfer: Transfer, _ outcome: Result<Response, FetchError>) {
         if self.deduplicate {
-            self.forget(transfer)
-            if let key = transfer.key {
-                self.replay.insert(key, outcome: outcome, attempts: transfer.attempts)
+            if transfer.isIndexed, let cost = self.replay.cost(of: outcome, request: transfer.request) {
+                // It stays in the table, where later identical requests find its outcome.
+                while let evicted = self.replay.evict(toFit: cost) {
+                    self.forget(evicted)
+                    self.retire(evicted.replayOutcome.take())
+                }
+                self.replay.keep(transfer, outcome: outcome, cost: cost)
+            } else {
+                self.forget(transfer)
             }
         }
-        for waiter in transfer.waiters {
+        let waiters = transfer.waiters
+        transfer.waiters = []
+        for waiter in waiters {
             self.outbox.append(
                 (waiter.sink, Self.result(for: waiter, request: transfer.request, outcome, attempts: transfer.attempts))
             )
         }
-        transfer.waiters = []
     }
+
+    /// Sets aside an outcome the replay cache let go, for a consumer to free (``retired``): a
+    /// response is several buffers to free one by one. Large bodies are freed here (one buffer,
+    /// and what the consumer holds for it stays small).
+    private mutating func retire(_ outcome: consuming Result<Response, FetchError>?) {
+        guard let outcome else {
+            return
+        }
+        if case .success(let response) = outcome, response.body.count > Self.retiredBodyBytes {
+            return
+        }
+        self.retired.append(outcome)
+    }
+
+    /// The largest body whose freeing is left to a consumer.
+    static var retiredBodyBytes: Int { 16 * 1024 }
 
     /// The result for `waiter`, carrying what the cache needs to complete it when it let the
     /// request through.
     static func result(
         for waiter: Waiter, request: Request, _ outcome: Result<Response, FetchError>, attempts: Int
     ) -> FetchResult {
-        var result = FetchResult(index: waiter.index, request: request, outcome: outcome, attempts: attempts)
-        result.cacheCompletion = waiter.cache
-        return result
+        FetchResult(
+            index: waiter.index, request: request, outcome: outcome, attempts: attempts, cacheCompletion: waiter.cache)
     }
 
     // MARK: - timers
@@ -144,6 +166,10 @@ extension EngineLoop.StateMachine {
             }
             deliver(sink, self.outbox[start..<end].map(\.result))
             start = end
+        }
+        if !self.retired.isEmpty, let sink = self.outbox.last?.sink {
+            sink.retire(&self.retired)
+            self.retired.removeAll(keepingCapacity: true)
         }
         self.outbox.removeAll(keepingCapacity: true)
     }

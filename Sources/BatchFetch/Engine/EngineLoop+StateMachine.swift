@@ -59,13 +59,17 @@ extension EngineLoop {
         /// The transfers with an attempt in flight, each knowing its place (``Transfer/runningSlot``),
         /// so that finishing one costs a swap, not a search or a hash.
         var running: [Transfer] = []
-        /// Queued, scheduled and running transfers by request, for de-duplication.
-        var inFlight: [RequestKey: Transfer] = [:]
+        /// Transfers by request, for de-duplication: queued, scheduled and running ones, which
+        /// identical requests join, and finished ones the replay cache keeps, which answer them.
+        var byRequest: [RequestKey: Transfer] = [:]
         var replay: ReplayCache
         var bucket: TokenBucket?
         /// Hosts that answered 429 or 503 with `Retry-After`: nothing starts for them until then.
         var hostPauses: [Substring: UInt64] = [:]
         var outbox: [(sink: ResultSink, result: FetchResult)] = []
+        /// Outcomes the replay cache let go, handed with the next delivery to its sink, whose
+        /// consumer frees them (``ResultSink/retire(_:)``).
+        var retired: [Result<Response, FetchError>] = []
 
         init(configuration: Engine.Configuration, random: Random, now: UInt64) {
             self.maxInFlight = configuration.maxInFlight
@@ -104,7 +108,7 @@ extension EngineLoop {
                 self.accept(inbox.submissions, decide: decide, deliver: deliver)
             } else {
                 for submission in inbox.submissions {
-                    self.accept(submission, request: submission.request, waiter: Waiter(submission))
+                    self.accept(submission, request: nil, waiter: Waiter(submission))
                 }
             }
             for sink in inbox.cancellations {
@@ -139,30 +143,33 @@ extension EngineLoop {
                 case .send(let wire, let pending):
                     self.accept(submission, request: wire, waiter: Waiter(submission, cache: .init(pending)))
                 case .bypass:
-                    self.accept(submission, request: submission.request, waiter: Waiter(submission, cache: .init(nil)))
+                    self.accept(submission, request: nil, waiter: Waiter(submission, cache: .init(nil)))
                 }
             }
         }
 
-        /// Queues `request` (the submission's, or the cache's conditional form of it) for `waiter`,
-        /// joining a transfer of the same request or answering from the replay cache when it can.
-        private mutating func accept(_ submission: EngineCore.Submission, request: Request, waiter: Waiter) {
-            // Hash the request once; every map below then hashes one Int.
-            let key = self.deduplicate ? RequestKey(request) : nil
-            if let key {
-                if let transfer = self.inFlight[key] {
-                    transfer.waiters.append(waiter)
-                    return
-                }
-                if let (outcome, attempts) = self.replay[key] {
+        /// Queues the submission's request, or the cache's conditional form of it (`wire`), for
+        /// `waiter`, joining a transfer of the same request or answering from the replay cache when it can.
+        private mutating func accept(_ submission: EngineCore.Submission, request wire: Request?, waiter: Waiter) {
+            let request = wire ?? submission.request
+            // Hash the request once (the submitter hashed its own); every map below then hashes one Int.
+            let key = self.deduplicate ? (wire.map(RequestKey.init) ?? RequestKey(submission)) : nil
+            if let key, let transfer = self.byRequest[key] {
+                if let outcome = transfer.replayOutcome {
                     self.outbox.append(
-                        (submission.sink, Self.result(for: waiter, request: request, outcome, attempts: attempts)))
-                    return
+                        (
+                            submission.sink,
+                            Self.result(for: waiter, request: request, outcome, attempts: transfer.attempts)
+                        ))
+                } else {
+                    transfer.waiters.append(waiter)
                 }
+                return
             }
             let transfer = Transfer(request: request, key: key, waiter: waiter, submittedAt: submission.submittedAt)
             if let key {
-                self.inFlight[key] = transfer
+                self.byRequest[key] = transfer
+                transfer.isIndexed = true
             }
             self.pending.append(transfer)
         }
@@ -193,14 +200,14 @@ extension EngineLoop {
             // Abandoned transfers left in `pending` and `scheduled` are skipped when they come up.
         }
 
-        /// Removes a transfer nobody waits for from the de-duplication map.
+        /// Takes a transfer out of the de-duplication table (nobody waits for it, it finished
+        /// unkept, or the replay cache let it go); later identical requests get a transfer of their own.
         mutating func forget(_ transfer: Transfer) {
-            // One lookup: remove, and put back the rare later transfer of the same request.
-            guard let key = transfer.key, let removed = self.inFlight.removeValue(forKey: key), removed !== transfer
-            else {
+            guard transfer.isIndexed, let key = transfer.key else {
                 return
             }
-            self.inFlight[key] = removed
+            transfer.isIndexed = false
+            self.byRequest.removeValue(forKey: key)
         }
 
         // MARK: - admission

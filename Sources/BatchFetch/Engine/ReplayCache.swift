@@ -1,53 +1,62 @@
 import DequeModule
 
-/// Recent final outcomes by request, replayed to later identical requests (the reference's
-/// `share(replay: 1)`), bounded by the bytes of the bodies it holds; oldest entries go first.
+/// Which finished transfers stay in the engine's request table to answer later identical
+/// requests (the reference's `share(replay: 1)`), bounded by the bytes of their bodies; the oldest
+/// go first.
+///
+/// The table is the state machine's (``EngineLoop/StateMachine/byRequest``): a finished transfer
+/// kept for replay stays where it was found while in flight, so keeping and replaying it hash
+/// nothing more. This type keeps the order and the bytes, and the outcome on the transfer.
 ///
 /// Threading: engine thread only (a value type owned by the loop).
 struct ReplayCache {
     private let limit: Int
-    private var entries: [RequestKey: (outcome: Result<Response, FetchError>, attempts: Int, cost: Int)] = [:]
-    private var order = Deque<RequestKey>()
+    private var order = Deque<(transfer: Transfer, cost: Int)>()
     private var bytes = 0
 
     init(limit: Int) {
         self.limit = max(0, limit)
     }
 
-    subscript(request: RequestKey) -> (Result<Response, FetchError>, Int)? {
-        guard self.limit > 0, let entry = self.entries[request] else {
+    /// What keeping `outcome` of `request` counts against the limit, or `nil` when it is not kept:
+    /// no cache, a cancellation, a body in a file, or more than the whole limit.
+    func cost(of outcome: Result<Response, FetchError>, request: Request) -> Int? {
+        guard self.limit > 0 else {
             return nil
         }
-        return (entry.outcome, entry.attempts)
+        let bodyBytes: Int
+        switch outcome {
+        case .failure(let error):
+            guard error.kind != .cancelled else {
+                return nil
+            }
+            bodyBytes = 0
+        case .success(let response):
+            // A body in a file is not replayed: the cache would keep the temporaries of bodies
+            // nobody names (a 404's) alive, on disk, until it evicts them.
+            guard response.spooledBody == nil else {
+                return nil
+            }
+            bodyBytes = response.body.count
+        }
+        let cost = bodyBytes + request.url.utf8.count + 256
+        return cost <= self.limit ? cost : nil
     }
 
-    mutating func insert(_ request: RequestKey, outcome: Result<Response, FetchError>, attempts: Int) {
-        guard self.limit > 0 else {
-            return
+    /// Removes and returns the oldest kept transfer while keeping `cost` more bytes would pass the
+    /// limit; `nil` once it fits. The caller takes it out of the table and its outcome off it.
+    mutating func evict(toFit cost: Int) -> Transfer? {
+        guard self.bytes + cost > self.limit, let oldest = self.order.popFirst() else {
+            return nil
         }
-        if case .failure(let error) = outcome, error.kind == .cancelled {
-            return
-        }
-        // A body in a file is not replayed: the cache would keep the temporaries of bodies nobody
-        // names (a 404's) alive, on disk, until it evicts them.
-        if case .success(let response) = outcome, response.spooledBody != nil {
-            return
-        }
-        let bodyBytes = (try? outcome.get().body.count) ?? 0
-        let cost = bodyBytes + request.request.url.utf8.count + 256
-        guard cost <= self.limit else {
-            return
-        }
-        while self.bytes + cost > self.limit, let oldest = self.order.popFirst() {
-            self.bytes -= self.entries.removeValue(forKey: oldest)?.cost ?? 0
-        }
-        // One lookup for the insert. A request already held (the engine joins repeats to the
-        // transfer in flight, so hardly ever) keeps its place in the order, with the newer outcome.
-        if let previous = self.entries.updateValue((outcome, attempts, cost), forKey: request) {
-            self.bytes += cost - previous.cost
-        } else {
-            self.order.append(request)
-            self.bytes += cost
-        }
+        self.bytes -= oldest.cost
+        return oldest.transfer
+    }
+
+    /// Keeps `transfer`, finished with `outcome`, for replay; make room first with ``evict(toFit:)``.
+    mutating func keep(_ transfer: Transfer, outcome: Result<Response, FetchError>, cost: Int) {
+        transfer.replayOutcome = outcome
+        self.order.append((transfer, cost))
+        self.bytes += cost
     }
 }

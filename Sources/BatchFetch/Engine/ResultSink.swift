@@ -15,7 +15,12 @@ final class ResultSink: Sendable {
         var inputTotal: Int?
         /// How many results were delivered in all.
         var delivered = 0
+        /// Outcomes the engine let go, for the consumer to free (``retire(_:)``).
+        var retired: [Result<Response, FetchError>] = []
     }
+
+    /// How many let-go outcomes a sink holds for its consumer at most; beyond, the engine frees them.
+    static var retiredLimit: Int { 256 }
 
     private let state = Mutex(State())
 
@@ -35,6 +40,27 @@ final class ResultSink: Sendable {
         }
         waiter?.resume(returning: results)
     }
+
+    /// Takes outcomes the engine no longer needs (its replay cache let them go), so that freeing
+    /// them, buffer by buffer, costs the consumer's thread, not the engine's, which sets the pace
+    /// on small documents. The consumer frees them when it next takes results. Leaves in
+    /// `outcomes` what it does not take: everything once it holds ``retiredLimit``, or once cancelled.
+    func retire(_ outcomes: inout [Result<Response, FetchError>]) {
+        self.state.withLock { state in
+            guard !state.cancelled, state.retired.count < Self.retiredLimit else {
+                return
+            }
+            if state.retired.isEmpty {
+                swap(&state.retired, &outcomes)
+            } else {
+                state.retired.append(contentsOf: outcomes)
+                outcomes.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+
+    /// How many let-go outcomes wait for the consumer to free them.
+    var retiredCount: Int { self.state.withLock { $0.retired.count } }
 
     /// Records that a streamed input ended after `total` requests, waking a waiting consumer.
     func inputEnded(total: Int) {
@@ -60,7 +86,10 @@ final class ResultSink: Sendable {
     func take() async -> [FetchResult] {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<[FetchResult], Never>) in
+                // Freed here, on the consumer's thread, after the lock.
+                var retired: [Result<Response, FetchError>] = []
                 let ready: [FetchResult]? = self.state.withLock { state in
+                    swap(&retired, &state.retired)
                     if !state.buffer.isEmpty {
                         var taken: [FetchResult] = []
                         swap(&taken, &state.buffer)
@@ -75,6 +104,7 @@ final class ResultSink: Sendable {
                 if let ready {
                     continuation.resume(returning: ready)
                 }
+                retired.removeAll()
             }
         } onCancel: {
             self.cancel()
@@ -86,6 +116,7 @@ final class ResultSink: Sendable {
         let waiter = self.state.withLock { state in
             state.cancelled = true
             state.buffer = []
+            state.retired = []
             let waiter = state.waiter
             state.waiter = nil
             return waiter

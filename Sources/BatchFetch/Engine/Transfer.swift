@@ -20,6 +20,12 @@ final class Transfer {
     /// Where ``EngineLoop/StateMachine/running`` holds this transfer while an attempt is in flight;
     /// -1 otherwise. Finishing a transfer then costs a swap, not a search.
     var runningSlot = -1
+    /// Whether the state machine's table (``EngineLoop/StateMachine/byRequest``) holds this
+    /// transfer under ``key``: taking it out then costs no lookup when it is not there.
+    var isIndexed = false
+    /// The final outcome, while the transfer stays in the table after finishing to answer later
+    /// identical requests (``ReplayCache``).
+    var replayOutcome: Result<Response, FetchError>?
 
     init(request: Request, key: RequestKey?, waiter: Waiter, submittedAt: UInt64) {
         self.request = request
@@ -80,6 +86,12 @@ struct RequestKey: Hashable {
     init(_ request: Request) {
         self.request = request
         self.hash = request.hashValue
+    }
+
+    /// The key of a submission's own request, with the hash its submitter took.
+    init(_ submission: EngineCore.Submission) {
+        self.request = submission.request
+        self.hash = submission.hash
     }
 
     func hash(into hasher: inout Hasher) {
