@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The header fields of a response, looked up case-insensitively.
 ///
 /// Kept as the raw header block the server sent and parsed on lookup: most callers read one or
@@ -37,11 +41,54 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
     public subscript(name: String) -> String? {
         // Compared as bytes: only the matching field's value becomes a String (this runs for
         // every record, and most responses carry a dozen fields).
-        var fields = FieldIterator(raw: self.raw)
-        while let field = fields.next() {
-            if self.nameMatches(field.name, name) {
-                return String(decoding: self.raw[field.value], as: UTF8.self)
+        var name = name
+        return name.withUTF8 { wanted in
+            self.raw.withUnsafeBufferPointer { raw in
+                Self.firstValue(named: wanted, in: raw).map {
+                    String(decoding: UnsafeBufferPointer(rebasing: raw[$0]), as: UTF8.self)
+                }
             }
+        }
+    }
+
+    /// The trimmed value of the first line `wanted: value` (name ASCII case-insensitive): the
+    /// lines ``FieldIterator`` yields, found with `memchr` and without looking for the colon of
+    /// every line, since a match must have its colon right after the name.
+    private static func firstValue(
+        named wanted: UnsafeBufferPointer<UInt8>, in raw: UnsafeBufferPointer<UInt8>
+    ) -> Range<Int>? {
+        let count = wanted.count
+        // A field name holds no colon and is never empty: such a name matches nothing.
+        guard count > 0, let base = raw.baseAddress, !wanted.contains(UInt8(ascii: ":")) else {
+            return nil
+        }
+        let first = wanted[0].asciiLowercased
+        var lineStart = 0
+        while lineStart < raw.count {
+            var end = raw.count
+            if let found = memchr(base + lineStart, 0x0A, raw.count - lineStart) {
+                end = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+            }
+            var lineEnd = end
+            if lineEnd > lineStart && raw[lineEnd - 1] == UInt8(ascii: "\r") {
+                lineEnd -= 1
+            }
+            if lineEnd - lineStart > count, raw[lineStart + count] == UInt8(ascii: ":"),
+                raw[lineStart].asciiLowercased == first,
+                UnsafeBufferPointer(rebasing: raw[lineStart..<lineStart + count]).elementsEqual(
+                    wanted, by: UInt8.asciiCaseInsensitiveEqual)
+            {
+                var valueStart = lineStart + count + 1
+                while valueStart < lineEnd && (raw[valueStart] == 0x20 || raw[valueStart] == 0x09) {
+                    valueStart += 1
+                }
+                var valueEnd = lineEnd
+                while valueEnd > valueStart && (raw[valueEnd - 1] == 0x20 || raw[valueEnd - 1] == 0x09) {
+                    valueEnd -= 1
+                }
+                return valueStart..<valueEnd
+            }
+            lineStart = end + 1
         }
         return nil
     }

@@ -11,10 +11,10 @@ final class ThreadedInput<Element: Sendable>: AsyncSequence, Sendable {
     typealias Failure = Never
 
     private struct State {
-        var buffer = Deque<Element>()
+        var buffer: [Element] = []
         var finished = false
         var cancelled = false
-        var waiter: CheckedContinuation<Element?, Never>?
+        var waiter: CheckedContinuation<[Element], Never>?
     }
 
     private let state = Mutex(State())
@@ -37,7 +37,7 @@ final class ThreadedInput<Element: Sendable>: AsyncSequence, Sendable {
     /// - Returns: `false` when the consumer has gone away and reading should stop.
     private func send(_ element: Element) -> Bool {
         self.space.wait()
-        let (waiter, cancelled) = self.state.withLock { state -> (CheckedContinuation<Element?, Never>?, Bool) in
+        let (waiter, cancelled) = self.state.withLock { state -> (CheckedContinuation<[Element], Never>?, Bool) in
             if state.cancelled {
                 return (nil, true)
             }
@@ -49,8 +49,7 @@ final class ThreadedInput<Element: Sendable>: AsyncSequence, Sendable {
             return (nil, false)
         }
         if let waiter {
-            self.space.signal()
-            waiter.resume(returning: element)
+            waiter.resume(returning: [element])
         }
         return !cancelled
     }
@@ -62,7 +61,7 @@ final class ThreadedInput<Element: Sendable>: AsyncSequence, Sendable {
             state.waiter = nil
             return waiter
         }
-        waiter?.resume(returning: nil)
+        waiter?.resume(returning: [])
     }
 
     /// Stops reading (the thread ends at its next line).
@@ -71,25 +70,32 @@ final class ThreadedInput<Element: Sendable>: AsyncSequence, Sendable {
         self.space.signal()
     }
 
-    fileprivate func next() async -> Element? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
-            let ready: Element?? = self.state.withLock { state in
-                if let element = state.buffer.popFirst() {
-                    return .some(element)
+    /// Waits for input and takes all that is buffered: one hand-over (a lock, a continuation, the
+    /// buffer's space given back) for many elements, not one each.
+    /// - Returns: at least one element, or none once the input has ended or was cancelled.
+    fileprivate func take() async -> [Element] {
+        let taken = await withCheckedContinuation { (continuation: CheckedContinuation<[Element], Never>) in
+            let ready: [Element]? = self.state.withLock { state in
+                if !state.buffer.isEmpty {
+                    var taken: [Element] = []
+                    swap(&taken, &state.buffer)
+                    return taken
                 }
                 if state.finished || state.cancelled {
-                    return .some(nil)
+                    return []
                 }
                 state.waiter = continuation
                 return nil
             }
             if let ready {
-                if ready != nil {
-                    self.space.signal()
-                }
                 continuation.resume(returning: ready)
             }
         }
+        // The buffer's space back: each element took a slot when it was sent.
+        for _ in 0..<taken.count {
+            self.space.signal()
+        }
+        return taken
     }
 
     func makeAsyncIterator() -> Iterator {
@@ -98,9 +104,23 @@ final class ThreadedInput<Element: Sendable>: AsyncSequence, Sendable {
 
     struct Iterator: AsyncIteratorProtocol {
         let input: ThreadedInput
+        private var taken: [Element] = []
+        private var position = 0
+
+        init(input: ThreadedInput) {
+            self.input = input
+        }
 
         mutating func next() async -> Element? {
-            await self.input.next()
+            if self.position == self.taken.count {
+                self.taken = await self.input.take()
+                self.position = 0
+                guard !self.taken.isEmpty else {
+                    return nil
+                }
+            }
+            defer { self.position += 1 }
+            return self.taken[self.position]
         }
     }
 }

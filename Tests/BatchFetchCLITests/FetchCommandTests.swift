@@ -49,6 +49,20 @@ struct FetchCommandTests {
         }
     }
 
+    /// Standard input is read on a thread of its own into a bounded buffer (1,024 lines) that the
+    /// consumer empties in batches: many times its size must all arrive, once each, in order.
+    @Test func standardInputLongerThanItsBufferArrivesWhole() async throws {
+        try await TestHTTPServer.with { server in
+            let lines = (0..<5000).map { $0 % 500 == 0 ? "\(server.baseURL)/ok?i=\($0)" : "not a url \($0)" }
+            let output = try Executable("batchfetch").run(
+                ["fetch", "-i", "-", "--retries", "0"], stdin: lines.joined(separator: "\n") + "\n", deadline: 30)
+            #expect(!output.hung && output.status == 1, "stderr: \(output.stderr)")
+            let records = try self.records(output.stdout)
+            #expect(records.map(\.index) == Array(0..<5000))
+            #expect(records.filter(\.ok).map(\.index) == Array(stride(from: 0, to: 5000, by: 500)))
+        }
+    }
+
     @Test func allOkExitsZeroAndArgumentsWork() async throws {
         try await TestHTTPServer.with { server in
             let urls = (0..<50).map { "\(server.baseURL)/ok?i=\($0)" }
