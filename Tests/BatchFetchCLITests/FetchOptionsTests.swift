@@ -12,9 +12,19 @@ struct FetchOptionsTests {
         }
     }
 
-    private func run(_ arguments: [String], stdin: String? = nil) throws -> (Int32, [[String: Any]], String) {
+    /// Runs `batchfetch fetch -q` with `arguments`: its status, its records, and the whole output,
+    /// whose ``Executable/Output/summary`` goes in status expectations' messages. A run that a
+    /// signal killed or that hung is an issue of its own, recorded before its output is parsed:
+    /// a crash is then reported as one, with its standard error, not as a wrong status or as
+    /// records that do not parse.
+    private func run(
+        _ arguments: [String], stdin: String? = nil
+    ) throws -> (Int32, [[String: Any]], Executable.Output) {
         let output = try Executable("batchfetch").run(["fetch", "-q"] + arguments, stdin: stdin)
-        return (output.status, try self.records(output.stdout), output.stderr)
+        if output.signal != nil || output.hung {
+            Issue.record("batchfetch fetch -q \(arguments.joined(separator: " ")): \(output.summary)")
+        }
+        return (output.status, try self.records(output.stdout), output)
     }
 
     @Test func bodiesAreEmbeddedAsJSONOrTextOrLeftOut() async throws {
@@ -34,8 +44,8 @@ struct FetchOptionsTests {
             // Without a body the engine only counts it: the size is still the body's.
             #expect(none.first?["bytes"] as? Int == auto.first?["bytes"] as? Int)
             #expect((none.first?["bytes"] as? Int ?? 0) > 0)
-            let (status, missing, _) = try self.run(["--content-path", "ingredients", url])
-            #expect(status == 1)
+            let (status, missing, output) = try self.run(["--content-path", "ingredients", url])
+            #expect(status == 1, "\(output)")
             #expect((missing.first?["error"] as? [String: Any])?["kind"] as? String == "missingKey")
         }
     }
@@ -43,11 +53,11 @@ struct FetchOptionsTests {
     @Test func nonJSONBodiesAreStringsInAutoModeAndErrorsInJSONMode() async throws {
         try await TestHTTPServer.with { server in
             let url = "\(server.baseURL)/headers"
-            let (autoStatus, auto, _) = try self.run([url])
-            #expect(autoStatus == 0)
+            let (autoStatus, auto, autoOutput) = try self.run([url])
+            #expect(autoStatus == 0, "\(autoOutput)")
             #expect((auto.first?["body"] as? String)?.contains("user-agent: batchfetch/") == true)
-            let (jsonStatus, json, _) = try self.run(["--body", "json", url])
-            #expect(jsonStatus == 1)
+            let (jsonStatus, json, jsonOutput) = try self.run(["--body", "json", url])
+            #expect(jsonStatus == 1, "\(jsonOutput)")
             #expect((json.first?["error"] as? [String: Any])?["kind"] as? String == "invalidJSON")
         }
     }
@@ -60,8 +70,8 @@ struct FetchOptionsTests {
             let urls = bodies.map { body in
                 "\(server.baseURL)/echo?text=\(body.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
             }
-            let (status, records, _) = try self.run(urls)
-            #expect(status == 0)
+            let (status, records, output) = try self.run(urls)
+            #expect(status == 0, "\(output)")
             let found = records.map { $0["body"] }
             #expect(found.count == bodies.count)
             #expect(found[0] as? String == " \n<p>hi</p>")
@@ -77,12 +87,12 @@ struct FetchOptionsTests {
     @Test func compressedResponsesAreAskedForAndDecodedUnlessTurnedOff() async throws {
         try await TestHTTPServer.with { server in
             let url = "\(server.baseURL)/gzip"
-            let (status, records, _) = try self.run([url])
-            #expect(status == 0)
+            let (status, records, output) = try self.run([url])
+            #expect(status == 0, "\(output)")
             #expect((records.first?["body"] as? [String: Any])?["compressed"] as? Bool == true)
             #expect(server.snapshot.acceptingEncodings == 1)
-            let (plainStatus, plain, _) = try self.run(["--no-compressed", url])
-            #expect(plainStatus == 0)
+            let (plainStatus, plain, plainOutput) = try self.run(["--no-compressed", url])
+            #expect(plainStatus == 0, "\(plainOutput)")
             #expect((plain.first?["body"] as? [String: Any])?["compressed"] as? Bool == true)
             #expect(server.snapshot.acceptingEncodings == 1, "--no-compressed sends no Accept-Encoding")
         }
@@ -96,11 +106,11 @@ struct FetchOptionsTests {
                 let url = "\(origin.baseURL)/headers"
                 let proxied = try Executable("batchfetch").run(
                     ["fetch", "-q", url], environment: ["http_proxy": proxy.baseURL, "no_proxy": "", "NO_PROXY": ""])
-                #expect(proxied.status == 0, "\(proxied.stderr)")
+                #expect(proxied.status == 0, "\(proxied)")
                 #expect(proxy.snapshot.requests == 1 && origin.snapshot.requests == 0)
                 let bypassed = try Executable("batchfetch").run(
                     ["fetch", "-q", url], environment: ["http_proxy": proxy.baseURL, "no_proxy": "127.0.0.1"])
-                #expect(bypassed.status == 0, "\(bypassed.stderr)")
+                #expect(bypassed.status == 0, "\(bypassed)")
                 #expect(proxy.snapshot.requests == 1 && origin.snapshot.requests == 1, "no_proxy goes around it")
                 _ = try self.run([url])
                 #expect(proxy.snapshot.requests == 1 && origin.snapshot.requests == 2)
@@ -111,12 +121,12 @@ struct FetchOptionsTests {
     @Test func theStatusListDecidesWhatIsOk() async throws {
         try await TestHTTPServer.with { server in
             let url = "\(server.baseURL)/status/404"
-            let (strict, records, _) = try self.run([url])
-            #expect(strict == 1 && records.first?["ok"] as? Bool == false)
-            let (lenient, accepted, _) = try self.run(["--status", "200-299,404", url])
-            #expect(lenient == 0 && accepted.first?["ok"] as? Bool == true)
+            let (strict, records, strictOutput) = try self.run([url])
+            #expect(strict == 1 && records.first?["ok"] as? Bool == false, "\(strictOutput)")
+            let (lenient, accepted, lenientOutput) = try self.run(["--status", "200-299,404", url])
+            #expect(lenient == 0 && accepted.first?["ok"] as? Bool == true, "\(lenientOutput)")
             let bad = try Executable("batchfetch").run(["fetch", "--status", "2xx", url])
-            #expect(bad.status == 2)
+            #expect(bad.status == 2, "\(bad)")
         }
     }
 
@@ -129,7 +139,7 @@ struct FetchOptionsTests {
             let injected = try Executable("batchfetch").run([
                 "fetch", "-H", "X-A: 1\r\nX-Evil: 2", "\(server.baseURL)/ok",
             ])
-            #expect(injected.status == 2)
+            #expect(injected.status == 2, "\(injected)")
             #expect(injected.stderr.contains("CR, LF"))
             #expect(server.snapshot.requests == 1)
         }

@@ -8,13 +8,62 @@ import Synchronization
 /// Each run blocks its calling thread until the child exits; standard input is written and both
 /// outputs are read on threads of their own, so no full pipe blocks the child.
 package struct Executable {
-    package struct Output {
+    package struct Output: CustomStringConvertible {
+        /// The exit status; when a signal killed the process, the signal's number (as Foundation
+        /// reports it), which ``signal`` tells apart.
         package let status: Int32
+        /// The signal that killed the process (11 for SIGSEGV), or `nil` when it exited. A shell
+        /// would show such a death as status 128 + the signal; Foundation gives the bare number,
+        /// which reads like an exit status unless this says otherwise.
+        package let signal: Int32?
         package let stdout: String
         package let stderr: String
         /// Whether the deadline passed and the process was killed.
         package let hung: Bool
         package let seconds: Double
+
+        /// How the run ended and its standard error (its first ``stderrHead`` and last
+        /// ``stderrTail`` bytes when longer), for a failed expectation's message: a rare crash in
+        /// CI is then diagnosable from the log alone. Swift's crash report names the signal and
+        /// the fault at its head and the crashed thread near its end.
+        package var summary: String {
+            var text: String
+            if let signal = self.signal {
+                text = "killed by signal \(signal) (\(Self.name(of: signal)))"
+            } else {
+                text = "exited with status \(self.status)"
+            }
+            text += String(format: " after %.2f s", self.seconds)
+            if self.hung {
+                text += ", hung: killed at the deadline"
+            }
+            let bytes = self.stderr.utf8
+            if bytes.isEmpty {
+                return text + "; standard error empty"
+            }
+            if bytes.count <= Self.stderrHead + Self.stderrTail {
+                return text + "; standard error:\n" + self.stderr
+            }
+            let head = String(decoding: bytes.prefix(Self.stderrHead), as: UTF8.self)
+            let tail = String(decoding: bytes.suffix(Self.stderrTail), as: UTF8.self)
+            return text
+                + "; standard error, first \(Self.stderrHead) and last \(Self.stderrTail) of its \(bytes.count) bytes:\n"
+                + head + "\n[…]\n" + tail
+        }
+
+        package var description: String { self.summary }
+
+        /// How much of a long standard error ``summary`` quotes: enough for a Swift crash report's
+        /// signal and crashed thread, or a sanitizer's summary, short enough for a test log.
+        static let stderrHead = 512
+        static let stderrTail = 2048
+
+        private static func name(of signal: Int32) -> String {
+            guard let name = strsignal(signal) else {
+                return "unknown signal"
+            }
+            return String(cString: name)
+        }
 
         /// Standard output's lines, each parsed as a JSON object.
         package func records() throws -> [[String: Any]] {
@@ -107,8 +156,10 @@ package struct Executable {
         while !(stdoutBox.isDone && stderrBox.isDone) {
             usleep(1000)
         }
+        let signal = process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
         return Output(
             status: process.terminationStatus,
+            signal: signal,
             stdout: String(decoding: stdoutBox.data, as: UTF8.self),
             stderr: String(decoding: stderrBox.data, as: UTF8.self),
             hung: hung,
