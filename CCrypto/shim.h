@@ -6,7 +6,8 @@
 // digest for a body in memory, and the SHA256_* context calls for a body hashed as it streams to a
 // file. OpenSSL 3 deprecates those calls, but they run the same block function as EVP without its
 // per-digest method lookup and allocation, and keep their state in a plain struct the caller owns
-// (one per easy handle, reused); the deprecation warnings are silenced here only.
+// (one per easy handle, reused); the deprecation warnings are silenced here only. `crypto.h` for
+// `OPENSSL_thread_stop`, which the engine thread calls before it ends (CurlGlobal.swift says why).
 #ifndef CCRYPTO_SHIM_H
 #define CCRYPTO_SHIM_H
 
@@ -15,6 +16,7 @@
 #endif
 
 #include <stddef.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 

@@ -1,3 +1,4 @@
+internal import CCrypto
 internal import CCurl
 import Foundation
 
@@ -17,6 +18,21 @@ enum CurlGlobal {
         }
         return nil
     }()
+
+    /// Frees what OpenSSL keeps for the calling thread now, instead of from the thread's exit.
+    ///
+    /// OpenSSL, libcurl's TLS library, keeps state in each thread that calls it (its error queue
+    /// and a list of thread-exit handlers) and frees it from a destructor that runs as the thread
+    /// ends. The engine thread is such a thread even for plain HTTP: it is where `curl_global_init`
+    /// first runs (`initializationError`, from `CurlMulti`). `exit()` runs OpenSSL's atexit
+    /// handler, `OPENSSL_cleanup`, which frees the globals that destructor uses; an engine thread
+    /// still ending as the command exited crashed in it. `fetch` died of SIGSEGV once in thousands
+    /// of runs, and every run when a preloaded shim held the destructor for 200 ms (ReliabilityTests,
+    /// `ExitRaceTests`). Called last on the engine thread, before it says it exited; a thread that
+    /// calls OpenSSL again gets new state, which its exit frees as before.
+    static func releaseThreadState() {
+        OPENSSL_thread_stop()
+    }
 
     /// libcurl's version string, e.g. `libcurl/7.88.1 OpenSSL/3.0.19 …`.
     static var version: String {

@@ -39,23 +39,19 @@ public final class Engine: Sendable {
         let started = Mutex<Result<Void, FetchError>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let thread = Thread {
-            let loop: EngineLoop
-            do throws(FetchError) {
-                loop = try EngineLoop(configuration: configuration, core: core, cache: cache)
-            } catch {
-                let late = core.loopStopped()
-                EngineCore.answerCancelled(late.submissions)
-                core.threadExited()
-                started.withLock { $0 = .failure(error) }
+            let failure = Engine.runLoop(configuration: configuration, core: core, cache: cache) {
+                started.withLock { $0 = .success(()) }
                 ready.signal()
-                return
             }
-            core.loopStarted(wakeup: loop.multi.wakeup)
-            started.withLock { $0 = .success(()) }
-            ready.signal()
-            loop.run()
-            withExtendedLifetime(loop) {}
+            // The loop and every libcurl handle are gone by now (see `runLoop`), and so is what
+            // OpenSSL kept for this thread: only then may `shutdown()` return, and its caller go
+            // on to exit the process while this thread ends.
+            CurlGlobal.releaseThreadState()
             core.threadExited()
+            if let failure {
+                started.withLock { $0 = .failure(failure) }
+                ready.signal()
+            }
         }
         thread.name = "batchfetch-curl"
         thread.start()
@@ -123,6 +119,34 @@ public final class Engine: Sendable {
                 thread.start()
             }
         }
+    }
+
+    /// The engine thread's work: creates the loop, calls `started` once it can be woken, runs it
+    /// until shutdown, and releases it, with the multi handle, the share and the header list,
+    /// before returning.
+    ///
+    /// A function of its own because the release must happen here. The loop held in a local of the
+    /// thread's closure lived to the end of that closure, after `threadExited()`: `shutdown()`
+    /// returned while `curl_multi_cleanup` and `curl_share_cleanup` still ran on this thread, and
+    /// the command went on to `exit()`, whose handlers (OpenSSL's `OPENSSL_cleanup` among them)
+    /// then ran beside libcurl's teardown. `withExtendedLifetime` only kept the loop alive at
+    /// least that long; it did not end its life there.
+    /// - Returns: why the loop could not start, or `nil` once it ran and stopped.
+    private static func runLoop(
+        configuration: Configuration, core: EngineCore, cache: HTTPCache?, started: () -> Void
+    ) -> FetchError? {
+        let loop: EngineLoop
+        do throws(FetchError) {
+            loop = try EngineLoop(configuration: configuration, core: core, cache: cache)
+        } catch {
+            let late = core.loopStopped()
+            EngineCore.answerCancelled(late.submissions)
+            return error
+        }
+        core.loopStarted(wakeup: loop.multi.wakeup)
+        started()
+        loop.run()
+        return nil
     }
 
     private static func problem(with configuration: Configuration) -> String? {

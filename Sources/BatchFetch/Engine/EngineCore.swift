@@ -50,6 +50,11 @@ final class EngineCore: Sendable {
         var exitWaiters: [CheckedContinuation<Void, Never>] = []
         /// The engine thread has released every libcurl handle and returned.
         var exited = false
+        /// The engine loop exists, and with it the multi handle and the easy handles: from
+        /// ``loopStarted(wakeup:)`` until it is released (``loopReleased()``).
+        var loopAlive = false
+        /// Whether the loop was still alive when the thread said it exited.
+        var exitedWithLoopAlive = false
     }
 
     private let state = Mutex(State())
@@ -112,6 +117,13 @@ final class EngineCore: Sendable {
         }
     }
 
+    /// Whether the engine thread said it exited while its loop, and so libcurl handles, were still
+    /// alive: ``waitForExit()`` would then return, and its caller perhaps exit the process, while
+    /// libcurl still cleans up on that thread. Always `false`; tests check that it stays so.
+    var exitedWithLibcurlHandlesAlive: Bool {
+        self.state.withLock { $0.exitedWithLoopAlive }
+    }
+
     private func wakeLocked(_ state: inout State) {
         if state.sleeping, case .running(let wakeup) = state.lifecycle {
             state.sleeping = false
@@ -134,6 +146,14 @@ final class EngineCore: Sendable {
     func loopStarted(wakeup: CurlWakeup) {
         self.state.withLock { state in
             state.lifecycle = .running(wakeup)
+            state.loopAlive = true
+        }
+    }
+
+    /// The engine loop is being released; its libcurl handles go right after, on this thread.
+    func loopReleased() {
+        self.state.withLock { state in
+            state.loopAlive = false
         }
     }
 
@@ -177,6 +197,7 @@ final class EngineCore: Sendable {
     func threadExited() {
         let waiters = self.state.withLock { state in
             state.exited = true
+            state.exitedWithLoopAlive = state.loopAlive
             let waiters = state.exitWaiters
             state.exitWaiters = []
             return waiters

@@ -45,6 +45,10 @@ final class EngineLoop {
             configuration: configuration, random: SystemRandomNumberGenerator(), now: MonotonicClock.now())
     }
 
+    deinit {
+        self.core.loopReleased()
+    }
+
     /// Runs until shutdown is requested, then cancels everything outstanding.
     func run() {
         while true {
