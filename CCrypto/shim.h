@@ -45,4 +45,11 @@ static inline int ccrypto_sha256_finish(ccrypto_sha256_state *state, unsigned ch
     return SHA256_Final(digest, state);
 }
 
+/// Initialises OpenSSL without its atexit handler (`OPENSSL_cleanup`), which frees globals that
+/// threads still running as the process exits may use. Must come before any other OpenSSL
+/// initialisation (libcurl's). Returns 1 on success.
+static inline int ccrypto_init_without_atexit(void) {
+    return OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+}
+
 #endif

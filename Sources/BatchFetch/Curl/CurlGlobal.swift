@@ -12,6 +12,10 @@ enum CurlGlobal {
     /// `nil` when libcurl initialised, else why it did not.
     static let initializationError: FetchError? = {
         ccurl_ignore_sigpipe()
+        // OpenSSL's exit-time cleanup would free what threads still at work in `exit()` use: the
+        // engine thread on a second Ctrl-C, a thread hashing a saved body. A process that exits
+        // needs none of it freed (see also `releaseThreadState`).
+        _ = ccrypto_init_without_atexit()
         let code = curl_global_init(Int(CURL_GLOBAL_ALL))
         guard code == CURLE_OK else {
             return FetchError(kind: .other, message: "libcurl failed to initialise: \(CurlGlobal.text(of: code))")
