@@ -1,3 +1,4 @@
+import BatchFetch
 import CLinux
 import Foundation
 import Synchronization
@@ -146,9 +147,10 @@ final class QueuedOutput: @unchecked Sendable {
     init(file: FileHandleOutput) {
         self.file = file
         let thread = Thread { [self] in
+            nameCurrentThread("batchfetch-out")
             self.run()
         }
-        thread.name = "batchfetch-output"
+        thread.name = "batchfetch-out"
         thread.start()
     }
 

@@ -1,3 +1,4 @@
+import BatchFetch
 import DequeModule
 import Foundation
 import Synchronization
@@ -26,10 +27,11 @@ final class ThreadedInput<Element: Sendable>: AsyncSequence, Sendable {
         self.capacity = capacity
         self.space = DispatchSemaphore(value: capacity)
         let thread = Thread { [self] in
+            nameCurrentThread("batchfetch-in")
             produce { element in self.send(element) }
             self.finish()
         }
-        thread.name = "batchfetch-input"
+        thread.name = "batchfetch-in"
         thread.start()
     }
 

@@ -18,4 +18,17 @@ extension EngineTests {
             #expect(!engine.core.exitedWithLibcurlHandlesAlive)
         }
     }
+
+    /// The engine thread carries its name where `top -H`, perf and crash reports read it (Linux's
+    /// `comm`), not the name of the dispatch worker that started it.
+    @Test func theEngineThreadCarriesItsName() async throws {
+        let engine = try Engine(configuration: .testing())
+        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+        let names = tasks.compactMap {
+            try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)
+                .trimmingCharacters(in: .newlines)
+        }
+        #expect(names.contains(Engine.threadName), "threads: \(names)")
+        await engine.shutdown()
+    }
 }

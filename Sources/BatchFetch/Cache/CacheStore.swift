@@ -92,9 +92,10 @@ final class CacheStore: @unchecked Sendable {
             """)
         let writer = Writer(connection: connection, insert: insert)
         let thread = Thread { [self] in
+            nameCurrentThread("batchfetch-db")
             self.runWriter(writer)
         }
-        thread.name = "batchfetch-cache"
+        thread.name = "batchfetch-db"
         thread.start()
     }
 

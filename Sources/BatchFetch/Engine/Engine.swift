@@ -19,6 +19,9 @@ import Synchronization
 /// Threading: every method may be called from any thread or task. Prefer ``withEngine(configuration:_:)``,
 /// which always joins the thread; otherwise call ``shutdown()`` when done.
 public final class Engine: Sendable {
+    /// The engine thread's name, as `top -H`, perf and crash reports show it.
+    package static let threadName = "batchfetch-curl"
+
     /// The configuration the engine was created with.
     public let configuration: Configuration
     let core: EngineCore
@@ -39,6 +42,7 @@ public final class Engine: Sendable {
         let started = Mutex<Result<Void, FetchError>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let thread = Thread {
+            nameCurrentThread(Engine.threadName)
             let failure = Engine.runLoop(configuration: configuration, core: core, cache: cache) {
                 started.withLock { $0 = .success(()) }
                 ready.signal()
@@ -53,7 +57,7 @@ public final class Engine: Sendable {
                 ready.signal()
             }
         }
-        thread.name = "batchfetch-curl"
+        thread.name = Engine.threadName
         thread.start()
         ready.wait()
         if case .failure(let error) = started.withLock({ $0 }) {
