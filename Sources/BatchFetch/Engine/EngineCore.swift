@@ -14,7 +14,7 @@ final class EngineCore: Sendable {
         let sink: ResultSink
         let submittedAt: UInt64
         /// The request's hash, taken by the submitting thread rather than the engine thread, which
-        /// sets the pace on small documents; de-duplication's key uses it.
+        /// sets the pace on small documents; the de-duplication table's key.
         let hash: Int
 
         init(request: Request, index: Int, sink: ResultSink, submittedAt: UInt64) {

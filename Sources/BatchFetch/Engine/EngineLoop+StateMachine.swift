@@ -61,7 +61,7 @@ extension EngineLoop {
         var running: [Transfer] = []
         /// Transfers by request, for de-duplication: queued, scheduled and running ones, which
         /// identical requests join, and finished ones the replay cache keeps, which answer them.
-        var byRequest: [RequestKey: Transfer] = [:]
+        var byRequest = TransferTable()
         var replay: ReplayCache
         var bucket: TokenBucket?
         /// Hosts that answered 429 or 503 with `Retry-After`: nothing starts for them until then.
@@ -152,9 +152,9 @@ extension EngineLoop {
         /// `waiter`, joining a transfer of the same request or answering from the replay cache when it can.
         private mutating func accept(_ submission: EngineCore.Submission, request wire: Request?, waiter: Waiter) {
             let request = wire ?? submission.request
-            // Hash the request once (the submitter hashed its own); every map below then hashes one Int.
-            let key = self.deduplicate ? (wire.map(RequestKey.init) ?? RequestKey(submission)) : nil
-            if let key, let transfer = self.byRequest[key] {
+            // The submitter hashed its own request; the cache's conditional form is hashed here.
+            let hash = self.deduplicate ? (wire?.hashValue ?? submission.hash) : nil
+            if let hash, let transfer = self.byRequest.find(request, hash: hash) {
                 if let outcome = transfer.replayOutcome {
                     self.outbox.append(
                         (
@@ -166,9 +166,9 @@ extension EngineLoop {
                 }
                 return
             }
-            let transfer = Transfer(request: request, key: key, waiter: waiter, submittedAt: submission.submittedAt)
-            if let key {
-                self.byRequest[key] = transfer
+            let transfer = Transfer(request: request, hash: hash, waiter: waiter, submittedAt: submission.submittedAt)
+            if let hash {
+                self.byRequest.insert(transfer, hash: hash)
                 transfer.isIndexed = true
             }
             self.pending.append(transfer)
@@ -203,11 +203,11 @@ extension EngineLoop {
         /// Takes a transfer out of the de-duplication table (nobody waits for it, it finished
         /// unkept, or the replay cache let it go); later identical requests get a transfer of their own.
         mutating func forget(_ transfer: Transfer) {
-            guard transfer.isIndexed, let key = transfer.key else {
+            guard transfer.isIndexed, let hash = transfer.hash else {
                 return
             }
             transfer.isIndexed = false
-            self.byRequest.removeValue(forKey: key)
+            self.byRequest.remove(transfer, hash: hash)
         }
 
         // MARK: - admission

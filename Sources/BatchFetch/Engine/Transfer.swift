@@ -6,8 +6,8 @@
 /// Threading: engine thread only.
 final class Transfer {
     let request: Request
-    /// The de-duplication key (`nil` when de-duplication is off).
-    let key: RequestKey?
+    /// The request's hash, its key in the de-duplication table (`nil` when de-duplication is off).
+    let hash: Int?
     let submittedAt: UInt64
     var waiters: [Waiter]
     /// Attempts started so far.
@@ -21,15 +21,15 @@ final class Transfer {
     /// -1 otherwise. Finishing a transfer then costs a swap, not a search.
     var runningSlot = -1
     /// Whether the state machine's table (``EngineLoop/StateMachine/byRequest``) holds this
-    /// transfer under ``key``: taking it out then costs no lookup when it is not there.
+    /// transfer under ``hash``: taking it out then costs no lookup when it is not there.
     var isIndexed = false
     /// The final outcome, while the transfer stays in the table after finishing to answer later
     /// identical requests (``ReplayCache``).
     var replayOutcome: Result<Response, FetchError>?
 
-    init(request: Request, key: RequestKey?, waiter: Waiter, submittedAt: UInt64) {
+    init(request: Request, hash: Int?, waiter: Waiter, submittedAt: UInt64) {
         self.request = request
-        self.key = key
+        self.hash = hash
         self.waiters = [waiter]
         self.submittedAt = submittedAt
     }
@@ -74,31 +74,5 @@ struct ScheduledTransfer: Comparable {
 
     static func == (lhs: ScheduledTransfer, rhs: ScheduledTransfer) -> Bool {
         lhs.sequence == rhs.sequence
-    }
-}
-
-/// A request with its hash computed once: the de-duplication map and the replay cache look it up
-/// several times per transfer, and hashing a URL, headers and body each time showed in profiles.
-struct RequestKey: Hashable {
-    let request: Request
-    private let hash: Int
-
-    init(_ request: Request) {
-        self.request = request
-        self.hash = request.hashValue
-    }
-
-    /// The key of a submission's own request, with the hash its submitter took.
-    init(_ submission: EngineCore.Submission) {
-        self.request = submission.request
-        self.hash = submission.hash
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(self.hash)
-    }
-
-    static func == (lhs: RequestKey, rhs: RequestKey) -> Bool {
-        lhs.hash == rhs.hash && lhs.request == rhs.request
     }
 }
