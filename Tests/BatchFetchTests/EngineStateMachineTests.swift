@@ -311,32 +311,39 @@ struct EngineStateMachineTests {
 
 /// Outcomes the replay cache lets go are freed by a consumer, not the engine thread, within bounds.
 struct RetiredOutcomeTests {
-    private static func outcomes(_ count: Int, bodyBytes: Int = 10) -> [Result<Response, FetchError>] {
-        (0..<count).map { _ in
-            .success(Response(status: 200, headers: HTTPHeaders([]), body: Data(count: bodyBytes), effectiveURL: "u"))
+    private static func retired(_ count: Int) -> RetiredTransfers {
+        let sink = ResultSink()
+        let transfers = (0..<count).map { index in
+            let submission = EngineCore.Submission(
+                request: Request("http://a.test/\(index)"), index: index, sink: sink, submittedAt: 0)
+            return Transfer(request: submission.request, hash: index, waiter: Waiter(submission), submittedAt: 0)
         }
+        return RetiredTransfers(transfers: transfers)
     }
 
-    @Test func aSinkTakesOutcomesUpToItsLimitAndItsConsumerFreesThemWhenItTakes() async {
+    @Test func aSinkTakesTransfersUpToItsLimitAndItsConsumerFreesThemWhenItTakes() async {
         let sink = ResultSink()
-        var outcomes = Self.outcomes(ResultSink.retiredLimit - 1)
-        sink.retire(&outcomes)
-        #expect(outcomes.isEmpty && sink.retiredCount == ResultSink.retiredLimit - 1)
-        outcomes = Self.outcomes(2)
-        sink.retire(&outcomes)
-        #expect(outcomes.isEmpty && sink.retiredCount == ResultSink.retiredLimit + 1)
+        var retired = Self.retired(ResultSink.retiredLimit - 1)
+        weak let first = retired.transfers.first
+        sink.retire(&retired)
+        #expect(retired.transfers.isEmpty && sink.retiredCount == ResultSink.retiredLimit - 1)
+        #expect(first != nil, "the sink holds what it took")
+        retired = Self.retired(2)
+        sink.retire(&retired)
+        #expect(retired.transfers.isEmpty && sink.retiredCount == ResultSink.retiredLimit + 1)
         // At the limit the engine keeps (and frees) what it lets go.
-        outcomes = Self.outcomes(1)
-        sink.retire(&outcomes)
-        #expect(outcomes.count == 1 && sink.retiredCount == ResultSink.retiredLimit + 1)
+        retired = Self.retired(1)
+        sink.retire(&retired)
+        #expect(retired.transfers.count == 1 && sink.retiredCount == ResultSink.retiredLimit + 1)
         sink.deliver([
             FetchResult(index: 0, request: Request("http://a.test/"), outcome: .failure(.cancelled), attempts: 1)
         ])
         #expect(await sink.take().count == 1)
         #expect(sink.retiredCount == 0)
+        #expect(first == nil, "freed by the consumer as it took results")
         sink.cancel()
-        sink.retire(&outcomes)
-        #expect(outcomes.count == 1 && sink.retiredCount == 0)
+        sink.retire(&retired)
+        #expect(retired.transfers.count == 1 && sink.retiredCount == 0)
     }
 
     @Test func theReplayCachesSmallEvictionsGoToTheNextDeliverysSink() {
@@ -346,9 +353,9 @@ struct RetiredOutcomeTests {
         let started = harness.admit().started
         harness.respond(started[0], body: String(repeating: "x", count: 200))
         harness.respond(started[1], body: String(repeating: "x", count: 200))
-        #expect(harness.machine.retired.count == 1)
+        #expect(harness.machine.retired.transfers.map(\.request.url) == ["http://a.test/"])
         harness.deliver()
-        #expect(harness.machine.retired.isEmpty && sink.retiredCount == 1)
+        #expect(harness.machine.retired.transfers.isEmpty && sink.retiredCount == 1)
         // A large body is freed where it is let go: the consumer would hold it for nothing.
         var large = EngineStateMachineHarness { $0.replayCacheBytes = 64 * 1024 }
         let other = ResultSink()
@@ -357,6 +364,6 @@ struct RetiredOutcomeTests {
         large.respond(both[0], body: String(repeating: "x", count: 20 * 1024))
         large.respond(both[1], body: String(repeating: "x", count: 60 * 1024))
         large.deliver()
-        #expect(large.machine.retired.isEmpty && other.retiredCount == 0)
+        #expect(large.machine.retired.transfers.isEmpty && other.retiredCount == 0)
     }
 }

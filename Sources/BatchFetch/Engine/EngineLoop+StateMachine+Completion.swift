@@ -49,13 +49,19 @@ extension EngineLoop.StateMachine {
 
     mutating func finish(_ transfer: Transfer, _ outcome: Result<Response, FetchError>) {
         if self.deduplicate {
-            if transfer.isIndexed, let cost = self.replay.cost(of: outcome, request: transfer.request) {
+            if transfer.isIndexed, let hash = transfer.hash,
+                let cost = self.replay.cost(of: outcome, request: transfer.request)
+            {
                 // It stays in the table, where later identical requests find its outcome.
                 while let evicted = self.replay.evict(toFit: cost) {
-                    self.forget(evicted)
-                    self.retire(evicted.replayOutcome.take())
+                    // Out of the table by identity and the hash kept beside it: the evicted
+                    // transfer itself is not read (`forget` would read and write it).
+                    self.byRequest.remove(evicted.transfer, hash: evicted.hash)
+                    if evicted.cost <= Self.retiredBytes {
+                        self.retired.transfers.append(evicted.transfer)
+                    }
                 }
-                self.replay.keep(transfer, outcome: outcome, cost: cost)
+                self.replay.keep(transfer, outcome: outcome, hash: hash, cost: cost)
             } else {
                 self.forget(transfer)
             }
@@ -69,21 +75,10 @@ extension EngineLoop.StateMachine {
         }
     }
 
-    /// Sets aside an outcome the replay cache let go, for a consumer to free (``retired``): a
-    /// response is several buffers to free one by one. Large bodies are freed here (one buffer,
-    /// and what the consumer holds for it stays small).
-    private mutating func retire(_ outcome: consuming Result<Response, FetchError>?) {
-        guard let outcome else {
-            return
-        }
-        if case .success(let response) = outcome, response.body.count > Self.retiredBodyBytes {
-            return
-        }
-        self.retired.append(outcome)
-    }
-
-    /// The largest body whose freeing is left to a consumer.
-    static var retiredBodyBytes: Int { 16 * 1024 }
+    /// The largest replay entry (body, URL and 256 bytes) whose freeing is left to a consumer
+    /// (``retired``); larger ones are one big buffer, freed here, which a consumer would hold for
+    /// nothing until it next takes results.
+    static var retiredBytes: Int { 16 * 1024 }
 
     /// The result for `waiter`, carrying what the cache needs to complete it when it let the
     /// request through.
@@ -167,9 +162,9 @@ extension EngineLoop.StateMachine {
             deliver(sink, self.outbox[start..<end].map(\.result))
             start = end
         }
-        if !self.retired.isEmpty, let sink = self.outbox.last?.sink {
+        if !self.retired.transfers.isEmpty, let sink = self.outbox.last?.sink {
             sink.retire(&self.retired)
-            self.retired.removeAll(keepingCapacity: true)
+            self.retired.transfers.removeAll(keepingCapacity: true)
         }
         self.outbox.removeAll(keepingCapacity: true)
     }

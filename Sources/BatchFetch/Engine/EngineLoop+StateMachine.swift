@@ -67,9 +67,9 @@ extension EngineLoop {
         /// Hosts that answered 429 or 503 with `Retry-After`: nothing starts for them until then.
         var hostPauses: [Substring: UInt64] = [:]
         var outbox: [(sink: ResultSink, result: FetchResult)] = []
-        /// Outcomes the replay cache let go, handed with the next delivery to its sink, whose
+        /// Transfers the replay cache let go, handed with the next delivery to its sink, whose
         /// consumer frees them (``ResultSink/retire(_:)``).
-        var retired: [Result<Response, FetchError>] = []
+        var retired = RetiredTransfers()
 
         init(configuration: Engine.Configuration, random: Random, now: UInt64) {
             self.maxInFlight = configuration.maxInFlight

@@ -11,8 +11,18 @@ import DequeModule
 /// Threading: engine thread only (a value type owned by the loop).
 struct ReplayCache {
     private let limit: Int
-    private var order = Deque<(transfer: Transfer, cost: Int)>()
+    private var order = Deque<Entry>()
     private var bytes = 0
+
+    /// A kept transfer, with what evicting it needs, so that evicting does not touch it (it was
+    /// finished hundreds of requests ago: cold in cache).
+    struct Entry {
+        let transfer: Transfer
+        /// Its request's hash, its key in the table.
+        let hash: Int
+        /// What it counts against the limit.
+        let cost: Int
+    }
 
     init(limit: Int) {
         self.limit = max(0, limit)
@@ -44,19 +54,19 @@ struct ReplayCache {
     }
 
     /// Removes and returns the oldest kept transfer while keeping `cost` more bytes would pass the
-    /// limit; `nil` once it fits. The caller takes it out of the table and its outcome off it.
-    mutating func evict(toFit cost: Int) -> Transfer? {
+    /// limit; `nil` once it fits. The caller takes it out of the table.
+    mutating func evict(toFit cost: Int) -> Entry? {
         guard self.bytes + cost > self.limit, let oldest = self.order.popFirst() else {
             return nil
         }
         self.bytes -= oldest.cost
-        return oldest.transfer
+        return oldest
     }
 
     /// Keeps `transfer`, finished with `outcome`, for replay; make room first with ``evict(toFit:)``.
-    mutating func keep(_ transfer: Transfer, outcome: Result<Response, FetchError>, cost: Int) {
+    mutating func keep(_ transfer: Transfer, outcome: Result<Response, FetchError>, hash: Int, cost: Int) {
         transfer.replayOutcome = outcome
-        self.order.append((transfer, cost))
+        self.order.append(Entry(transfer: transfer, hash: hash, cost: cost))
         self.bytes += cost
     }
 }

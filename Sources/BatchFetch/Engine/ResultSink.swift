@@ -15,11 +15,11 @@ final class ResultSink: Sendable {
         var inputTotal: Int?
         /// How many results were delivered in all.
         var delivered = 0
-        /// Outcomes the engine let go, for the consumer to free (``retire(_:)``).
-        var retired: [Result<Response, FetchError>] = []
+        /// Transfers the engine let go, for the consumer to free (``retire(_:)``).
+        var retired = RetiredTransfers()
     }
 
-    /// How many let-go outcomes a sink holds for its consumer at most; beyond, the engine frees them.
+    /// How many let-go transfers a sink holds for its consumer at most; beyond, the engine frees them.
     static var retiredLimit: Int { 256 }
 
     private let state = Mutex(State())
@@ -41,26 +41,27 @@ final class ResultSink: Sendable {
         waiter?.resume(returning: results)
     }
 
-    /// Takes outcomes the engine no longer needs (its replay cache let them go), so that freeing
-    /// them, buffer by buffer, costs the consumer's thread, not the engine's, which sets the pace
-    /// on small documents. The consumer frees them when it next takes results. Leaves in
-    /// `outcomes` what it does not take: everything once it holds ``retiredLimit``, or once cancelled.
-    func retire(_ outcomes: inout [Result<Response, FetchError>]) {
+    /// Takes transfers the engine no longer needs (its replay cache let them go), so that freeing
+    /// them (the transfer, its request, its response's buffers, long out of cache) costs the
+    /// consumer's thread, not the engine's, which sets the pace on small documents. The consumer
+    /// frees them when it next takes results. Leaves in `retired` what it does not take:
+    /// everything once it holds ``retiredLimit``, or once cancelled.
+    func retire(_ retired: inout RetiredTransfers) {
         self.state.withLock { state in
-            guard !state.cancelled, state.retired.count < Self.retiredLimit else {
+            guard !state.cancelled, state.retired.transfers.count < Self.retiredLimit else {
                 return
             }
-            if state.retired.isEmpty {
-                swap(&state.retired, &outcomes)
+            if state.retired.transfers.isEmpty {
+                swap(&state.retired, &retired)
             } else {
-                state.retired.append(contentsOf: outcomes)
-                outcomes.removeAll(keepingCapacity: true)
+                state.retired.transfers.append(contentsOf: retired.transfers)
+                retired.transfers.removeAll(keepingCapacity: true)
             }
         }
     }
 
-    /// How many let-go outcomes wait for the consumer to free them.
-    var retiredCount: Int { self.state.withLock { $0.retired.count } }
+    /// How many let-go transfers wait for the consumer to free them.
+    var retiredCount: Int { self.state.withLock { $0.retired.transfers.count } }
 
     /// Records that a streamed input ended after `total` requests, waking a waiting consumer.
     func inputEnded(total: Int) {
@@ -87,7 +88,7 @@ final class ResultSink: Sendable {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<[FetchResult], Never>) in
                 // Freed here, on the consumer's thread, after the lock.
-                var retired: [Result<Response, FetchError>] = []
+                var retired = RetiredTransfers()
                 let ready: [FetchResult]? = self.state.withLock { state in
                     swap(&retired, &state.retired)
                     if !state.buffer.isEmpty {
@@ -104,7 +105,7 @@ final class ResultSink: Sendable {
                 if let ready {
                     continuation.resume(returning: ready)
                 }
-                retired.removeAll()
+                retired.transfers.removeAll()
             }
         } onCancel: {
             self.cancel()
@@ -116,7 +117,7 @@ final class ResultSink: Sendable {
         let waiter = self.state.withLock { state in
             state.cancelled = true
             state.buffer = []
-            state.retired = []
+            state.retired = RetiredTransfers()
             let waiter = state.waiter
             state.waiter = nil
             return waiter

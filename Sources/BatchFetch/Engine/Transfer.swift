@@ -76,3 +76,13 @@ struct ScheduledTransfer: Comparable {
         lhs.sequence == rhs.sequence
     }
 }
+
+/// Finished transfers the replay cache let go, on their way to a consumer's thread to be freed.
+///
+/// A transfer is the engine thread's while the engine can reach it. One the replay cache let go is
+/// out of the table and the cache's order and in no queue: nothing on the engine thread refers to
+/// it any more, and what it holds (its request and outcome, no waiters, no easy handle) may be
+/// released on any thread. Hence the unchecked conformance, for this hand-over only.
+struct RetiredTransfers: @unchecked Sendable {
+    var transfers: [Transfer] = []
+}
