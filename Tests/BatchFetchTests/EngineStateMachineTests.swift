@@ -309,8 +309,8 @@ struct EngineStateMachineTests {
     }
 }
 
-/// Outcomes the replay cache lets go are freed by a consumer, not the engine thread, within bounds.
-struct RetiredOutcomeTests {
+/// Transfers the replay cache lets go are freed by a consumer, not the engine thread, within bounds.
+struct RetiredTransferTests {
     private static func retired(_ count: Int) -> RetiredTransfers {
         let sink = ResultSink()
         let transfers = (0..<count).map { index in
