@@ -70,8 +70,7 @@ extension EngineLoop.StateMachine {
         transfer.waiters = []
         for waiter in waiters {
             self.outbox.append(
-                (waiter.sink, Self.result(for: waiter, request: transfer.request, outcome, attempts: transfer.attempts))
-            )
+                waiter.sink, Self.result(for: waiter, request: transfer.request, outcome, attempts: transfer.attempts))
         }
     }
 
@@ -149,24 +148,14 @@ extension EngineLoop.StateMachine {
 
     /// Hands collected results over, one hand-over per run of results for the same sink.
     mutating func deliver(to deliver: (ResultSink, [FetchResult]) -> Void) {
-        guard !self.outbox.isEmpty else {
+        guard let sink = self.outbox.lastSink else {
             return
         }
-        var start = 0
-        while start < self.outbox.count {
-            let sink = self.outbox[start].sink
-            var end = start + 1
-            while end < self.outbox.count && self.outbox[end].sink === sink {
-                end += 1
-            }
-            deliver(sink, self.outbox[start..<end].map(\.result))
-            start = end
-        }
-        if !self.retired.transfers.isEmpty, let sink = self.outbox.last?.sink {
+        self.outbox.drain(deliver)
+        if !self.retired.transfers.isEmpty {
             sink.retire(&self.retired)
             self.retired.transfers.removeAll(keepingCapacity: true)
         }
-        self.outbox.removeAll(keepingCapacity: true)
     }
 
     // MARK: - shutdown

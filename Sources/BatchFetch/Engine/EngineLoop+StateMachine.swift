@@ -66,7 +66,7 @@ extension EngineLoop {
         var bucket: TokenBucket?
         /// Hosts that answered 429 or 503 with `Retry-After`: nothing starts for them until then.
         var hostPauses: [Substring: UInt64] = [:]
-        var outbox: [(sink: ResultSink, result: FetchResult)] = []
+        var outbox = Outbox()
         /// Transfers the replay cache let go, handed with the next delivery to its sink, whose
         /// consumer frees them (``ResultSink/retire(_:)``).
         var retired = RetiredTransfers()
@@ -126,12 +126,10 @@ extension EngineLoop {
                 switch decide(submission.request) {
                 case .answer(let outcome, let source):
                     self.outbox.append(
-                        (
-                            submission.sink,
-                            FetchResult(
-                                index: submission.index, request: submission.request, outcome: outcome, attempts: 0,
-                                cache: source)
-                        ))
+                        submission.sink,
+                        FetchResult(
+                            index: submission.index, request: submission.request, outcome: outcome, attempts: 0,
+                            cache: source))
                     // Hand answers over while deciding the rest, so the consumer works on them
                     // meanwhile instead of waiting for the whole inbox (a warm crawl's 11 filter
                     // lists are 9.6 MB read from the store).
@@ -156,11 +154,8 @@ extension EngineLoop {
             let hash = self.deduplicate ? (wire?.hashValue ?? submission.hash) : nil
             if let hash, let transfer = self.byRequest.find(request, hash: hash) {
                 if let outcome = transfer.replayOutcome {
-                    self.outbox.append(
-                        (
-                            submission.sink,
-                            Self.result(for: waiter, request: request, outcome, attempts: transfer.attempts)
-                        ))
+                    let result = Self.result(for: waiter, request: request, outcome, attempts: transfer.attempts)
+                    self.outbox.append(submission.sink, result)
                 } else {
                     transfer.waiters.append(waiter)
                 }

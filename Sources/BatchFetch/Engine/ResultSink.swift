@@ -35,7 +35,12 @@ final class ResultSink: Sendable {
                 state.waiter = nil
                 return waiter
             }
-            state.buffer.append(contentsOf: results)
+            // The array itself when none waits before it: appending would copy each result.
+            if state.buffer.isEmpty {
+                state.buffer = results
+            } else {
+                state.buffer.append(contentsOf: results)
+            }
             return nil
         }
         waiter?.resume(returning: results)
