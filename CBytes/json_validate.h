@@ -117,7 +117,11 @@ typedef struct {
 CBYTES_JSON_INLINE uint64_t cbytes_json_next(uint64_t tokens, uint64_t *carry, uint64_t transparent) {
     uint64_t sum;
     uint64_t overflow = __builtin_add_overflow((tokens << 1) | *carry, transparent, &sum);
-    *carry = overflow | (tokens >> 63);
+    uint64_t out = overflow | (tokens >> 63);
+    // Opaque, so each carry is stored on its own: with AVX-512 clang packs the four carries of a
+    // block into one vector store through mask registers, a fifth slower than plain stores.
+    __asm__("" : "+r"(out));
+    *carry = out;
     return sum & ~transparent;
 }
 
@@ -616,6 +620,36 @@ CBYTES_JSON_AVX2 CBYTES_JSON_INLINE uint64_t cbytes_json_prefix_xor_clmul(uint64
 
 CBYTES_JSON_VALIDATOR(cbytes_json_valid_avx2, CBYTES_JSON_AVX2, cbytes_json_classify_avx2, cbytes_json_prefix_xor_clmul)
 
+#define CBYTES_JSON_AVX512 __attribute__((target("avx512f,avx512bw,avx2,pclmul")))
+
+/// Classifies a block with AVX-512 (BW): one 64-byte load, and each class a compare straight into a
+/// 64-bit mask, with no movemasks and no halves to join.
+CBYTES_JSON_AVX512 CBYTES_JSON_INLINE void cbytes_json_classify_avx512(const uint8_t *block, cbytes_json_masks *m) {
+    __m512i v = _mm512_loadu_si512((const void *)block);
+    __m512i folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    // The tables of the AVX2 classifier, one per 128-bit lane.
+    __m512i spaces = _mm512_broadcast_i32x4(_mm_setr_epi8(' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0));
+    m->space = _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(spaces, v), v);
+    m->bracket = _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8('{')) |
+                 _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8('}'));
+    m->quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('"'));
+    m->backslash = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\\'));
+    m->colon = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(':'));
+    m->comma = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(','));
+    // Signed compare: bytes >= 0x80 are negative, so this finds them and the controls at once.
+    m->low = _mm512_cmplt_epi8_mask(v, _mm512_set1_epi8(0x20));
+    __m512i row_table = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0));
+    __m512i column_table =
+        _mm512_broadcast_i32x4(_mm_setr_epi8(0, 0, 1 | 4 | 8, 0, 8, 0, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1));
+    __m512i high_nibbles = _mm512_and_si512(_mm512_srli_epi16(v, 4), _mm512_set1_epi8(0x0F));
+    __m512i rows = _mm512_shuffle_epi8(row_table, high_nibbles);
+    __m512i columns = _mm512_shuffle_epi8(column_table, v);
+    m->escape_ok = _mm512_test_epi8_mask(rows, columns);
+}
+
+CBYTES_JSON_VALIDATOR(cbytes_json_valid_avx512, CBYTES_JSON_AVX512, cbytes_json_classify_avx512,
+                      cbytes_json_prefix_xor_clmul)
+
 #endif
 
 /// Whether this CPU runs cbytes_json_valid_avx2 (AVX2 and carry-less multiplication: Intel since
@@ -628,14 +662,25 @@ static inline int cbytes_json_avx2_supported(void) {
 #endif
 }
 
+/// Whether this CPU runs cbytes_json_valid_avx512 (AVX-512 F and BW besides the AVX2 loop's needs:
+/// Intel Xeon since 2017 and desktops since 2019, AMD since Zen 4).
+static inline int cbytes_json_avx512_supported(void) {
+#if defined(__x86_64__)
+    return cbytes_json_avx2_supported() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+#else
+    return 0;
+#endif
+}
+
 /// Whether `count` bytes at `bytes` are one valid JSON document with at most `max_depth`
 /// containers open at once (and, in `*controls`, whether a tab, LF or CR may be in it):
 /// 1 valid, 0 invalid (also for an empty or all-whitespace document),
 /// -1 when memory for a stack deeper than 4,096 levels could not be had (undecided). Measured on
-/// 64 KB TheCocktailDB-shaped documents, one core: AVX2 ~3.3 GB/s, SSE2 ~2.3 GB/s, portable
-/// ~1.0 GB/s (JSONScanner: ~2.3 GB/s).
+/// 64 KB TheCocktailDB-shaped documents, one core of a 2026 Xeon: AVX-512 ~4.7 GB/s, AVX2
+/// ~4.1 GB/s, SSE2 ~2.8 GB/s, portable ~1.0 GB/s (JSONScanner: ~2.3 GB/s).
 static inline int cbytes_json_valid(const uint8_t *bytes, size_t count, size_t max_depth, int *controls) {
 #if defined(__x86_64__)
+    if (cbytes_json_avx512_supported()) return cbytes_json_valid_avx512(bytes, count, max_depth, controls);
     if (cbytes_json_avx2_supported()) return cbytes_json_valid_avx2(bytes, count, max_depth, controls);
     return cbytes_json_valid_sse2(bytes, count, max_depth, controls);
 #else
