@@ -86,12 +86,13 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
                     self.feederGuard.stop()
                     return nil
                 }
-                self.receivedCount += results.count
+                let count = results.count
+                self.receivedCount += count
                 self.received.receive(results)
                 if let order = self.received.order {
-                    self.credits.gate(limit: order.limit, paused: order.isOverBudget, releasing: results.count)
+                    self.credits.gate(limit: order.limit, paused: order.isOverBudget, releasing: count)
                 } else {
-                    self.credits.release(results.count)
+                    self.credits.release(count)
                 }
             }
         }

@@ -22,17 +22,28 @@ struct ReceivedResults {
     }
 
     /// Takes results from the engine, in any order.
-    mutating func receive(_ results: [FetchResult]) {
-        self.insert(self.cache?.complete(results) ?? results)
+    mutating func receive(_ results: consuming [FetchResult]) {
+        if let cache = self.cache {
+            self.insert(cache.complete(results))
+        } else {
+            self.insert(results)
+        }
     }
 
-    /// Queues results that need no cache completion, in their turn.
-    mutating func insert(_ results: [FetchResult]) {
+    /// Queues results that need no cache completion, in their turn. Each result is moved into the
+    /// queue, not copied (a copy retains every reference it holds and dropping the original
+    /// releases them again), so the caller should hold no other reference to the array.
+    mutating func insert(_ results: consuming [FetchResult]) {
+        var results = results
         if self.order == nil {
-            self.ready.append(contentsOf: results)
+            // Popped from the back, which moves each one out; reversed first to keep their order.
+            results.reverse()
+            while let result = results.popLast() {
+                self.ready.append(result)
+            }
         } else {
             // Mutated through the optional in place: a copy would copy the reorder slots.
-            self.ready.append(contentsOf: self.order?.insert(results) ?? [])
+            self.order?.insert(&results, readyInto: &self.ready)
         }
     }
 

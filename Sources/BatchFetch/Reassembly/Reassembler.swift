@@ -46,7 +46,7 @@ public struct Reassembler<Value> {
 
     /// Stores `value` for `index`.
     @inlinable
-    public mutating func insert(_ value: Value, at index: Int) throws(InsertError) {
+    public mutating func insert(_ value: consuming Value, at index: Int) throws(InsertError) {
         guard index >= self.next else {
             throw .duplicate(index)
         }

@@ -1,3 +1,5 @@
+import DequeModule
+
 /// Puts a batch's results back into input order, and counts the body bytes of those waiting for
 /// an earlier one, so a batch iterator can pause reading when they hold too much.
 ///
@@ -29,23 +31,26 @@ struct ResultOrder {
     /// always has an outstanding request to wait for.
     var isOverBudget: Bool { self.heldBytes > self.byteBudget }
 
-    /// Inserts results that arrived in any order.
-    /// - Returns: the results now ready, in input order.
-    mutating func insert(_ results: [FetchResult]) -> [FetchResult] {
-        for result in results {
+    /// Inserts results that arrived in any order, and appends those now ready to `ready`, in
+    /// input order. Results are moved from `results` (left empty) through the reassembler into
+    /// `ready`, never copied: a copy retains every reference a result holds.
+    mutating func insert(_ results: inout [FetchResult], readyInto ready: inout Deque<FetchResult>) {
+        // From the back: popping the last element moves it out (the reassembler's slots take
+        // any order).
+        while let result = results.popLast() {
+            let index = result.index
+            self.heldBytes += result.bodyByteCount
             do throws(Reassembler<FetchResult>.InsertError) {
-                try self.reassembler.insert(result, at: result.index)
+                try self.reassembler.insert(result, at: index)
             } catch {
                 // The iterators never request past `limit` and the engine answers each index once.
-                preconditionFailure("result \(result.index) outside the reassembly window: \(error)")
+                preconditionFailure("result \(index) outside the reassembly window: \(error)")
             }
-            self.heldBytes += result.bodyByteCount
         }
-        let ready = self.reassembler.popReady()
-        for result in ready {
+        while let result = self.reassembler.popNext() {
             self.heldBytes -= result.bodyByteCount
+            ready.append(result)
         }
-        return ready
     }
 }
 
