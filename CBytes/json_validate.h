@@ -572,6 +572,24 @@ CBYTES_JSON_INLINE void cbytes_json_classify_sse2(const uint8_t *block, cbytes_j
 
 CBYTES_JSON_VALIDATOR(cbytes_json_valid_sse2, , cbytes_json_classify_sse2, cbytes_json_prefix_xor)
 
+/// The 16-byte lookup tables of the wide classifiers (AVX2, AVX-512), indexed by a nibble with
+/// `pshufb` and repeated in every 128-bit lane. Whitespace by the low nibble: each whitespace byte
+/// at its own low nibble, so only it compares equal (bytes >= 0x80 look up 0).
+CBYTES_JSON_INLINE __m128i cbytes_json_space_lane(void) {
+    return _mm_setr_epi8(' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0);
+}
+
+/// The escapes other than \u by nibbles: the high nibble's row (2, 5, 6, 7) and the low nibbles
+/// valid in it (" / in row 2, \\ in row 5, b f n in row 6, r t in row 7); a byte is a valid
+/// escape where its row and column share a bit.
+CBYTES_JSON_INLINE __m128i cbytes_json_escape_row_lane(void) {
+    return _mm_setr_epi8(0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0);
+}
+
+CBYTES_JSON_INLINE __m128i cbytes_json_escape_column_lane(void) {
+    return _mm_setr_epi8(0, 0, 1 | 4 | 8, 0, 8, 0, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1);
+}
+
 #define CBYTES_JSON_AVX2 __attribute__((target("avx2,pclmul")))
 
 /// Classifies a block with AVX2: half the compares and movemasks of SSE2.
@@ -581,10 +599,7 @@ CBYTES_JSON_AVX2 CBYTES_JSON_INLINE void cbytes_json_classify_avx2(const uint8_t
     for (int i = 0; i < 2; i++) {
         __m256i v = _mm256_loadu_si256((const __m256i *)(block + 32 * i));
         __m256i folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-        // Whitespace by the low nibble: the table holds, at each whitespace byte's low nibble, that
-        // byte, so only it compares equal (bytes >= 0x80 look up 0).
-        __m256i spaces = _mm256_setr_epi8(' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0, //
-                                          ' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0);
+        __m256i spaces = _mm256_broadcastsi128_si256(cbytes_json_space_lane());
         __m256i space = _mm256_cmpeq_epi8(_mm256_shuffle_epi8(spaces, v), v);
         __m256i bracket = _mm256_or_si256(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8('{')),
                                           _mm256_cmpeq_epi8(folded, _mm256_set1_epi8('}')));
@@ -598,12 +613,8 @@ CBYTES_JSON_AVX2 CBYTES_JSON_INLINE void cbytes_json_classify_avx2(const uint8_t
         m->comma |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(','))) << shift;
         // Signed compare: bytes >= 0x80 are negative, so this finds them and the controls at once.
         m->low |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v)) << shift;
-        // The escapes other than \u by nibbles: the high nibble's row (2, 5, 6, 7) and the low
-        // nibbles valid in it (" / in row 2, \\ in row 5, b f n in row 6, r t in row 7).
-        __m256i row_table = _mm256_setr_epi8(0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0, //
-                                             0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0);
-        __m256i column_table = _mm256_setr_epi8(0, 0, 1 | 4 | 8, 0, 8, 0, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1, //
-                                                0, 0, 1 | 4 | 8, 0, 8, 0, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1);
+        __m256i row_table = _mm256_broadcastsi128_si256(cbytes_json_escape_row_lane());
+        __m256i column_table = _mm256_broadcastsi128_si256(cbytes_json_escape_column_lane());
         __m256i high_nibbles = _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(0x0F));
         __m256i rows = _mm256_shuffle_epi8(row_table, high_nibbles);
         __m256i columns = _mm256_shuffle_epi8(column_table, v);
@@ -627,8 +638,7 @@ CBYTES_JSON_VALIDATOR(cbytes_json_valid_avx2, CBYTES_JSON_AVX2, cbytes_json_clas
 CBYTES_JSON_AVX512 CBYTES_JSON_INLINE void cbytes_json_classify_avx512(const uint8_t *block, cbytes_json_masks *m) {
     __m512i v = _mm512_loadu_si512((const void *)block);
     __m512i folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
-    // The tables of the AVX2 classifier, one per 128-bit lane.
-    __m512i spaces = _mm512_broadcast_i32x4(_mm_setr_epi8(' ', 0, 0, 0, 0, 0, 0, 0, 0, '\t', '\n', 0, 0, '\r', 0, 0));
+    __m512i spaces = _mm512_broadcast_i32x4(cbytes_json_space_lane());
     m->space = _mm512_cmpeq_epi8_mask(_mm512_shuffle_epi8(spaces, v), v);
     m->bracket = _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8('{')) |
                  _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8('}'));
@@ -638,9 +648,8 @@ CBYTES_JSON_AVX512 CBYTES_JSON_INLINE void cbytes_json_classify_avx512(const uin
     m->comma = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(','));
     // Signed compare: bytes >= 0x80 are negative, so this finds them and the controls at once.
     m->low = _mm512_cmplt_epi8_mask(v, _mm512_set1_epi8(0x20));
-    __m512i row_table = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0));
-    __m512i column_table =
-        _mm512_broadcast_i32x4(_mm_setr_epi8(0, 0, 1 | 4 | 8, 0, 8, 0, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1));
+    __m512i row_table = _mm512_broadcast_i32x4(cbytes_json_escape_row_lane());
+    __m512i column_table = _mm512_broadcast_i32x4(cbytes_json_escape_column_lane());
     __m512i high_nibbles = _mm512_and_si512(_mm512_srli_epi16(v, 4), _mm512_set1_epi8(0x0F));
     __m512i rows = _mm512_shuffle_epi8(row_table, high_nibbles);
     __m512i columns = _mm512_shuffle_epi8(column_table, v);
