@@ -21,7 +21,7 @@ struct BatchFetchCommand: AsyncParsableCommand {
     static func main() async {
         Self.keepFreedMemory()
         do {
-            var command = try Self.parseAsRoot()
+            var command = try Self.parseAsRoot(ArgumentSpelling.normalized(Array(CommandLine.arguments.dropFirst())))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

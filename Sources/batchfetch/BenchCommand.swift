@@ -25,7 +25,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Read URLs from FILE, one per line ('-' = standard input).")
     var input: String?
 
-    @Option(name: [.customShort("n"), .long], help: "Requests to make in all (default 1000 unless -d is given).")
+    @Option(
+        name: [.customShort("n"), .long], parsing: .unconditional,
+        help: "Requests to make in all (default 1000 unless -d is given).")
     var requests: Int?
 
     @Option(
@@ -72,6 +74,14 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        var places = FilePlaces()
+        if let input = self.input {
+            places.inputs.append(.init(flag: "-i", path: input))
+        }
+        if let hdr = self.hdr {
+            places.outputs.append(.init(flag: "--hdr", path: hdr))
+        }
+        try places.check()
         let requests = try BenchInput.requests(arguments: self.urls, file: self.input)
         let plan = LoadPlan(
             requests: requests, stop: self.stop,

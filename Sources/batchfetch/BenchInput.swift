@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatchFetch
+import Foundation
 
 /// The URLs `batchfetch bench` cycles over, read whole before the run starts (a bench repeats
 /// them, so they are held in memory; reading them cannot then disturb the measurement).
@@ -12,15 +13,23 @@ enum BenchInput {
     static func requests(arguments: [String], file: String?) throws -> [Request] {
         var lines = arguments.map { (source: "argument", text: $0) }
         if let path = file {
-            let reader: LineReader
+            var reader: LineReader
             do {
                 reader = try LineReader(path: path)
             } catch {
                 FileHandleOutput.standardError.write("batchfetch: \(error)\n")
                 throw ExitCode.usage
             }
-            for (number, line) in reader.enumerated() {
-                lines.append((source: "\(path == "-" ? "standard input" : path):\(number + 1)", text: line))
+            var number = 0
+            while let line = reader.next() {
+                number += 1
+                lines.append((source: "\(path == "-" ? "standard input" : path):\(number)", text: line))
+            }
+            if let error = reader.readError {
+                let name = path == "-" ? "standard input" : path
+                FileHandleOutput.standardError.write(
+                    "batchfetch: cannot read \(name): \(String(cString: strerror(error)))\n")
+                throw ExitCode.usage
             }
         }
         var requests: [Request] = []

@@ -89,6 +89,17 @@ struct CrawlCommand: AsyncParsableCommand {
                 throw ExitCode.usage
             }
         }
+        var places = FilePlaces()
+        if !self.resume {
+            places.outputs.append(.init(flag: "-o", path: self.output ?? "-"))
+        }
+        if let stats = self.report.stats {
+            places.outputs.append(.init(flag: "--stats", path: stats))
+        }
+        if let thumbnails = self.thumbnails {
+            places.folders.append(.init(flag: "--thumbnails", path: thumbnails))
+        }
+        try places.check()
         let sink = try self.openOutput(keeping: resumed.keptBytes)
         let writer = CrawlWriter(
             output: CrawlOutput(
@@ -126,11 +137,13 @@ struct CrawlCommand: AsyncParsableCommand {
         let elapsed = Date().timeIntervalSince(started)
         switch run.outcome {
         case .success(let (summary, cache, images)):
-            self.summarize(summary, cache: cache, elapsed: elapsed)
+            let statsWritten = self.summarize(summary, cache: cache, elapsed: elapsed)
             if let images {
                 self.summarize(images)
             }
-            if summary.failedFacets > 0 || !summary.sweepFailures.isEmpty || images?.failures.isEmpty == false {
+            if summary.failedFacets > 0 || !summary.sweepFailures.isEmpty || images?.failures.isEmpty == false
+                || !statsWritten
+            {
                 throw ExitCode.someFailed
             }
         case .failure(let error) where run.interrupted || error is CancellationError:
@@ -170,7 +183,9 @@ struct CrawlCommand: AsyncParsableCommand {
         FileHandleOutput.standardError.write(text)
     }
 
-    private func summarize(_ summary: CrawlSummary, cache: HTTPCacheStatistics?, elapsed: Double) {
+    /// Writes the summary and the `--stats` file. - Returns: whether the stats file, if asked
+    /// for, was written.
+    private func summarize(_ summary: CrawlSummary, cache: HTTPCacheStatistics?, elapsed: Double) -> Bool {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
             var text =
@@ -194,7 +209,7 @@ struct CrawlCommand: AsyncParsableCommand {
             }
             FileHandleOutput.standardError.write(text)
         }
-        self.report.writeStats(
+        return self.report.writeStats(
             CrawlStats(summary: summary, elapsedSeconds: elapsed, requestsPerSecond: rate, cache: cache))
     }
 }

@@ -4,39 +4,47 @@ import BatchFetch
 /// Flags every fetching command shares: how many in flight, how fast, how patient.
 struct EngineOptions: ParsableArguments {
     @Option(
-        name: [.customShort("c"), .long], help: "Transfers in flight at once (default 64; 4 against the public API).")
+        name: [.customShort("c"), .long], parsing: .unconditional,
+        help: "Transfers in flight at once (default 64; 4 against the public API).")
     var concurrency: Int?
 
-    @Option(name: .long, help: "Connections per host (default: no limit beyond --concurrency).")
+    @Option(
+        name: .long, parsing: .unconditional, help: "Connections per host (default: no limit beyond --concurrency).")
     var perHost: Int?
 
-    @Option(help: "Request starts per second, retries included (default: unlimited; 5 against the public API).")
+    @Option(
+        parsing: .unconditional,
+        help: "Request starts per second, retries included (default: unlimited; 5 against the public API).")
     var rate: Double?
 
-    @Option(help: "Retries per request for transient failures (connect errors, timeouts, 408/425/429/5xx).")
+    @Option(
+        parsing: .unconditional,
+        help: "Retries per request for transient failures (connect errors, timeouts, 408/425/429/5xx).")
     var retries: Int = 3
 
-    @Option(help: "Per-attempt timeout in seconds.")
+    @Option(parsing: .unconditional, help: "Per-attempt timeout in seconds.")
     var timeout: Double = 30
 
-    @Option(help: "Connect timeout in seconds.")
+    @Option(parsing: .unconditional, help: "Connect timeout in seconds.")
     var connectTimeout: Double = 10
 
     func validate() throws {
         if let concurrency = self.concurrency, !(1...10_000).contains(concurrency) {
-            throw ValidationError("--concurrency must be between 1 and 10000")
+            throw ValidationError("--concurrency \(concurrency) is out of range: give 1 to 10000")
         }
         if let perHost = self.perHost, perHost < 1 {
-            throw ValidationError("--per-host must be at least 1")
+            throw ValidationError("--per-host \(perHost) is out of range: give at least 1")
         }
         if let rate = self.rate, !(rate > 0 && rate.isFinite) {
-            throw ValidationError("--rate must be a positive number of requests per second")
+            throw ValidationError(
+                "--rate \(rate.formatted) is out of range: give a positive number of requests per second")
         }
         guard self.retries >= 0 && self.retries <= 100 else {
-            throw ValidationError("--retries must be between 0 and 100")
+            throw ValidationError("--retries \(self.retries) is out of range: give 0 to 100")
         }
-        guard self.timeout > 0 && self.timeout.isFinite, self.connectTimeout > 0 && self.connectTimeout.isFinite else {
-            throw ValidationError("--timeout and --connect-timeout must be positive numbers of seconds")
+        for (flag, seconds) in [("--timeout", self.timeout), ("--connect-timeout", self.connectTimeout)]
+        where !(seconds > 0 && seconds.isFinite) {
+            throw ValidationError("\(flag) \(seconds.formatted) is out of range: give a positive number of seconds")
         }
     }
 
@@ -54,5 +62,12 @@ struct EngineOptions: ParsableArguments {
         configuration.timeout = .milliseconds(Int64(self.timeout * 1000))
         configuration.connectTimeout = .milliseconds(Int64(self.connectTimeout * 1000))
         return configuration
+    }
+}
+
+extension Double {
+    /// The number as a person wrote it: `-1`, not `-1.0`.
+    var formatted: String {
+        self == self.rounded() && abs(self) < 1e15 ? String(Int64(self)) : String(self)
     }
 }

@@ -11,8 +11,9 @@ struct FetchCommand: AsyncParsableCommand {
             URLs come from the arguments, from -i FILE, or from standard input (-i - or a pipe; records \
             flow while the pipe is open); one per line, blank lines and lines starting with # skipped. \
             Each record: index (0-based among URL lines), url, status, ok, attempts, bytes, time_ms, \
-            content_type, body, error. Exit status: 0 all ok, 1 some failed, 2 usage or unreadable \
-            input, 130 interrupted (records so far flushed).
+            content_type, body, error. Exit status: 0 all ok, 1 some failed, 2 usage, unreadable \
+            input or an output that cannot be written or is an input file (checked before the first \
+            request), 130 interrupted (records so far flushed).
             """
     )
 
@@ -62,13 +63,18 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(help: "The User-Agent header.")
     var userAgent: String?
 
-    @Option(help: "Follow redirects, at most N (give as --follow=N; --follow alone is 10).")
+    @Option(
+        name: [.customLong("follow")],
+        help: ArgumentHelp(
+            "Follow redirects, at most N (--follow=N; --follow, -L or --location alone: 10).", valueName: "N"))
     var follow: Int?
 
     @Option(help: "Fetch only shard K of N (0 ≤ K < N), by a stable hash of each URL; records keep their global index.")
     var shard: Shard?
 
-    @Option(help: "Body bytes accepted per response (default 64 MiB; 8 GiB saved with --save-dir, without --cache).")
+    @Option(
+        parsing: .unconditional,
+        help: "Body bytes accepted per response (default 64 MiB; 8 GiB saved with --save-dir, without --cache).")
     var maxBody: Int?
 
     @OptionGroup var cache: CacheOptions
@@ -83,10 +89,10 @@ struct FetchCommand: AsyncParsableCommand {
             throw ValidationError(error.message)
         }
         if let follow = self.follow, follow < 0 {
-            throw ValidationError("--follow must not be negative")
+            throw ValidationError("--follow \(follow) is out of range: give 0 or more redirects")
         }
         if let maxBody = self.maxBody, maxBody < 1 {
-            throw ValidationError("--max-body must be positive")
+            throw ValidationError("--max-body \(maxBody) is out of range: give a positive number of bytes")
         }
         if let agent = self.userAgent, agent.utf8.contains(where: { $0 < 0x20 }) {
             throw ValidationError("--user-agent must not contain control characters")
@@ -138,13 +144,14 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         self.transport.warnAboutWeakenedTransport()
-        let files = try self.fileStore()
         var skip: LineSelector.Skip?
-        if self.skipExisting, let files {
-            let (directory, template) = (files.directory, files.template)
+        if self.skipExisting, let directory = self.saveDir, let template = try? FileNameTemplate(parsing: self.fileName)
+        {
             skip = { index, url in BodyFileStore.isSaved(in: directory, template: template, index: index, url: url) }
         }
         let source = try FetchInput.open(urls: self.urls, path: self.input, shard: self.shard, skip: skip)
+        try self.places.check()
+        let files = try self.fileStore()
         let configuration = try self.configuration(files: files)
         let sink = try FileHandleOutput.opening(self.output)
         let writer = RecordWriter(
@@ -194,7 +201,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
         let shard = source.shardManifest(
             path: self.input, order: self.order, records: summary.records, complete: finished, output: self.output)
-        self.summarize(
+        let statsWritten = self.summarize(
             summary, skipped: self.skipExisting ? source.skipped.value : nil, cache: try? run.outcome.get(),
             elapsed: elapsed, shard: shard)
         if let failure = sink.failure {
@@ -213,9 +220,32 @@ struct FetchCommand: AsyncParsableCommand {
         if run.interrupted {
             throw ExitCode.interrupted
         }
-        if summary.failed > 0 {
+        if let failure = source.readFailure.value {
+            FileHandleOutput.standardError.write(
+                "batchfetch: \(failure); the records of the lines before are written\n")
+            throw ExitCode.usage
+        }
+        if summary.failed > 0 || !statsWritten {
             throw ExitCode.someFailed
         }
+    }
+
+    /// What the run reads and writes, checked before the first request.
+    private var places: FilePlaces {
+        var places = FilePlaces()
+        if let input = self.input {
+            places.inputs.append(.init(flag: "-i", path: input))
+        } else if self.urls.isEmpty {
+            places.inputs.append(.init(flag: "standard input", path: "-"))
+        }
+        places.outputs.append(.init(flag: "-o", path: self.output ?? "-"))
+        if let stats = self.report.stats {
+            places.outputs.append(.init(flag: "--stats", path: stats))
+        }
+        if let saveDir = self.saveDir {
+            places.folders.append(.init(flag: "--save-dir", path: saveDir))
+        }
+        return places
     }
 
     /// Writes the records of a batch's results as they come, until the batch ends or the output
@@ -256,10 +286,12 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
+    /// Writes the summary and the `--stats` file. - Returns: whether the stats file, if asked
+    /// for, was written.
     private func summarize(
         _ summary: FetchTally.Snapshot, skipped: Int?, cache: HTTPCacheStatistics?, elapsed: Double,
         shard: ShardManifest?
-    ) {
+    ) -> Bool {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
             var text = String(
@@ -276,7 +308,7 @@ struct FetchCommand: AsyncParsableCommand {
             }
             FileHandleOutput.standardError.write(text)
         }
-        self.report.writeStats(
+        return self.report.writeStats(
             FetchStats(
                 records: summary.records, ok: summary.records - summary.failed, failed: summary.failed,
                 failuresByKind: summary.failuresByKind, requests: summary.requests, retries: summary.retries,

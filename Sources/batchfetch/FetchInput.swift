@@ -27,12 +27,15 @@ final class FetchInput: Sendable {
     let skipped: SkipCounter
     /// With `--shard`: the whole input's line count and digest, and this shard's line count.
     let tally: ShardTally
+    /// Why the input stopped before its end, when a read failed.
+    let readFailure: ReadFailure
 
     private init(
         source: Source, shard: Shard?, skip: LineSelector.Skip?, indices: IndexMap, skipped: SkipCounter,
-        tally: ShardTally = ShardTally()
+        tally: ShardTally = ShardTally(), readFailure: ReadFailure = ReadFailure()
     ) {
         self.source = source
+        self.readFailure = readFailure
         self.shard = shard
         self.skip = skip
         self.indices = indices
@@ -47,9 +50,10 @@ final class FetchInput: Sendable {
         let indices = IndexMap()
         let counter = SkipCounter()
         if let path, path != "-" {
-            guard access(path, R_OK) == 0 else {
-                FileHandleOutput.standardError.write(
-                    "batchfetch: cannot read \(path): \(String(cString: strerror(errno)))\n")
+            do {
+                _ = try LineReader(path: path)
+            } catch {
+                FileHandleOutput.standardError.write("batchfetch: \(error)\n")
                 throw ExitCode.usage
             }
             return FetchInput(
@@ -64,7 +68,12 @@ final class FetchInput: Sendable {
                 "batchfetch: no URLs: give them as arguments, with -i FILE, or on standard input\n")
             throw ExitCode.usage
         }
+        if let reason = LineReader.unreadable(0) {
+            FileHandleOutput.standardError.write("batchfetch: cannot read standard input: \(reason)\n")
+            throw ExitCode.usage
+        }
         let tally = ShardTally()
+        let failure = ReadFailure()
         let stream = ThreadedInput<Request> { send in
             var selector = LineSelector(shard: shard, skip: skip, skipped: counter, tally: tally)
             for line in urls {
@@ -78,28 +87,36 @@ final class FetchInput: Sendable {
                     return
                 }
             }
+            failure.note(reader, path: "-")
         }
         return FetchInput(
-            source: .standardInput(stream), shard: shard, skip: skip, indices: indices, skipped: counter, tally: tally)
+            source: .standardInput(stream), shard: shard, skip: skip, indices: indices, skipped: counter, tally: tally,
+            readFailure: failure)
     }
 
     /// The lazily read requests of an argument or file source (call on the consuming task).
     func lazyRequests() -> LazyRequests {
         var arguments: [String] = []
         var reader: LineReader?
+        var path = "-"
         switch self.source {
         case .arguments(let urls):
             arguments = urls
-        case .file(let path, let urls):
+        case .file(let file, let urls):
             arguments = urls
-            reader = (try? LineReader(path: path)) ?? LineReader(fileDescriptor: -1)
+            path = file
+            do {
+                reader = try LineReader(path: file)
+            } catch {
+                self.readFailure.note("\(error)")
+            }
         case .standardInput:
             break
         }
         return LazyRequests(
-            arguments: arguments, reader: reader,
+            arguments: arguments, reader: reader, path: path,
             selector: LineSelector(shard: self.shard, skip: self.skip, skipped: self.skipped, tally: self.tally),
-            indices: self.indices)
+            indices: self.indices, failure: self.readFailure)
     }
 
     /// With `--shard`, the `shard` object of the stats file: `path` is `-i`'s value, `complete`
@@ -145,14 +162,21 @@ final class IndexMap: Sendable {
 struct LazyRequests: Sequence, IteratorProtocol {
     private var arguments: IndexingIterator<[String]>
     private var reader: LineReader?
+    private let path: String
     private var selector: LineSelector
     private let indices: IndexMap
+    private let failure: ReadFailure
 
-    init(arguments: [String], reader: LineReader?, selector: LineSelector, indices: IndexMap) {
+    init(
+        arguments: [String], reader: LineReader?, path: String, selector: LineSelector, indices: IndexMap,
+        failure: ReadFailure
+    ) {
         self.arguments = arguments.makeIterator()
         self.reader = reader
+        self.path = path
         self.selector = selector
         self.indices = indices
+        self.failure = failure
     }
 
     mutating func next() -> Request? {
@@ -160,6 +184,10 @@ struct LazyRequests: Sequence, IteratorProtocol {
             if let request = self.selector.request(line, record: self.indices.remember) {
                 return request
             }
+        }
+        if let reader = self.reader {
+            self.failure.note(reader, path: self.path)
+            self.reader = nil
         }
         return nil
     }
@@ -225,6 +253,27 @@ struct LineSelector {
         }
         let last = bytes.lastIndex(where: { !isBlank($0) }) ?? first
         return Request(String(Substring(bytes[first...last])))
+    }
+}
+
+/// Why the input ended before its last line (a failed read), said after the records read so far
+/// are written. Written by the thread reading the input, read by the command at the end.
+final class ReadFailure: Sendable {
+    private let message = Mutex<String?>(nil)
+
+    /// The failure's message, if the input could not be read to its end.
+    var value: String? { self.message.withLock { $0 } }
+
+    func note(_ message: String) {
+        self.message.withLock { $0 = $0 ?? message }
+    }
+
+    /// Notes `reader`'s read error, if it stopped on one.
+    func note(_ reader: LineReader, path: String) {
+        if let error = reader.readError {
+            let name = path == "-" ? "standard input" : path
+            self.note("cannot read \(name): \(String(cString: strerror(error)))")
+        }
     }
 }
 

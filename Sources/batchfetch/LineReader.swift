@@ -14,6 +14,8 @@ struct LineReader: Sequence, IteratorProtocol {
         var buffer: [UInt8] = []
         var start = 0
         var atEnd = false
+        /// The `errno` of a failed read, which ended the lines early.
+        var error: Int32?
 
         init(descriptor: Int32, owned: Bool) {
             self.descriptor = descriptor
@@ -35,6 +37,9 @@ struct LineReader: Sequence, IteratorProtocol {
 
     private let source: Source
 
+    /// Why reading stopped before the end, when a read failed (`errno`); `nil` otherwise.
+    var readError: Int32? { self.source.error }
+
     init(fileDescriptor: Int32) {
         self.source = Source(descriptor: fileDescriptor, owned: false)
     }
@@ -48,7 +53,30 @@ struct LineReader: Sequence, IteratorProtocol {
         guard fd >= 0 else {
             throw OpenError(path: path, reason: String(cString: strerror(errno)))
         }
+        if let reason = Self.unreadable(fd) {
+            close(fd)
+            throw OpenError(path: path, reason: reason)
+        }
         self.source = Source(descriptor: fd, owned: true)
+    }
+
+    /// Why an open descriptor cannot be read as lines, found without consuming any of it: a
+    /// folder, or a regular file whose first read fails (`/proc/self/mem`). Pipes and devices are
+    /// not probed, as a read would take their bytes.
+    static func unreadable(_ fd: Int32) -> String? {
+        var status = stat()
+        guard fstat(fd, &status) == 0 else {
+            return String(cString: strerror(errno))
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFDIR:
+            return "it is a folder"
+        case S_IFREG:
+            var byte: UInt8 = 0
+            return pread(fd, &byte, 1, 0) < 0 ? String(cString: strerror(errno)) : nil
+        default:
+            return nil
+        }
     }
 
     mutating func next() -> String? {
@@ -88,6 +116,9 @@ struct LineReader: Sequence, IteratorProtocol {
                 if got < 0 && errno == EINTR {
                     s.buffer.removeSubrange(oldCount...)
                     continue
+                }
+                if got < 0 {
+                    s.error = errno
                 }
                 s.atEnd = true
                 s.buffer.removeSubrange(oldCount...)

@@ -18,18 +18,31 @@ struct ReportOptions: ParsableArguments {
     }
 
     /// Writes `summary` to the `--stats` file, if one was asked for (sorted keys, so runs diff).
-    func writeStats(_ summary: some Encodable) {
+    /// - Returns: `false` when the file could not be written (said on standard error): the run
+    ///   then exits non-zero.
+    func writeStats(_ summary: some Encodable) -> Bool {
         guard let path = self.stats else {
-            return
+            return true
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        if let data = try? encoder.encode(summary),
-            FileManager.default.createFile(atPath: path, contents: data + [0x0A])
-        {
-            return
+        guard let data = try? encoder.encode(summary) else {
+            FileHandleOutput.standardError.write("batchfetch: cannot encode the stats for \(path)\n")
+            return false
         }
-        FileHandleOutput.standardError.write("batchfetch: cannot write stats to \(path)\n")
+        guard let file = FileHandleOutput(path: path) else {
+            FileHandleOutput.standardError.write(
+                "batchfetch: cannot write stats to \(path): \(String(cString: strerror(errno)))\n")
+            return false
+        }
+        file.write(Array(data) + [0x0A])
+        file.flush()
+        if let failure = file.failure {
+            FileHandleOutput.standardError.write(
+                "batchfetch: cannot write stats to \(path): \(String(cString: strerror(failure)))\n")
+            return false
+        }
+        return true
     }
 }
 

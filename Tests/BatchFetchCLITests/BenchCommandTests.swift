@@ -42,6 +42,16 @@ struct BenchCommandTests {
         return configuration
     }
 
+    @Test func aHistogramFileThatIsTheInputIsRefusedAndTheInputKept() throws {
+        let directory = try ScratchDirectory("bench-places")
+        let urls = directory.path("urls.txt")
+        try "http://127.0.0.1:9/\n".write(toFile: urls, atomically: true, encoding: .utf8)
+        let output = try Executable("batchfetch").run(["bench", "-i", urls, "--hdr", urls, "-n", "1"])
+        #expect(output.status == 2, "\(output)")
+        #expect(output.stderr.contains("is the input file"), "\(output)")
+        #expect(try String(contentsOfFile: urls, encoding: .utf8) == "http://127.0.0.1:9/\n")
+    }
+
     @Test func benchSendsNoAcceptEncodingUnlessAskedTo() async throws {
         try await TestHTTPServer.with { server in
             let url = "\(server.baseURL)/gzip"

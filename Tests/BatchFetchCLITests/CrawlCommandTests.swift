@@ -25,6 +25,26 @@ struct CrawlCommandTests {
         }
     }
 
+    @Test func outputPlacesThatCanOnlyFailStopTheCrawlBeforeItStarts() async throws {
+        try await ReplicaServer.withServer { server in
+            let directory = try ScratchDirectory("crawl-places")
+            let file = directory.path("c.ndjson")
+            let cases: [(arguments: [String], says: String)] = [
+                (["-o", file, "--stats", file], "name the same file"),
+                (["--stats", "/no/such/dir/s.json"], "no such folder"),
+                (["--thumbnails", "/proc/self/batchfetch-images"], "cannot write files in --thumbnails"),
+            ]
+            for (arguments, says) in cases {
+                let output = try Executable("batchfetch").run(
+                    ["crawl", "--base-url", server.baseURL, "-q"] + arguments)
+                #expect(output.status == 2, "\(arguments): \(output)")
+                #expect(output.stderr.contains(says), "\(arguments): \(output)")
+                #expect(output.stdout.isEmpty, "\(arguments)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: file))
+        }
+    }
+
     @Test func jsonIsOneArrayOfTheSameObjects() async throws {
         try await ReplicaServer.withServer { server in
             let ndjson = try Executable("batchfetch").run([

@@ -90,12 +90,20 @@ struct CrawlThumbnailsTests {
         try await ReplicaServer.withServer(ReplicaConfiguration(selfHostedImages: true)) { server in
             let folder = self.scratch()
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            // A file where the folder's images would go makes every save fail.
-            let blocked = folder + "/blocked"
-            try Data().write(to: URL(fileURLWithPath: blocked))
+            // A folder where each image's file would go makes every save fail (the folder itself
+            // is writable, so the check before the crawl passes).
+            let first = try Executable("batchfetch").run([
+                "crawl", "-q", "--base-url", server.baseURL, "--by", "alcoholic", "--thumbnails", folder,
+            ])
+            let files = try self.objects(first.stdout).flatMap { $0["drinks"] as? [[String: Any]] ?? [] }
+                .compactMap { $0["thumbnailFile"] as? String }
+            #expect(!files.isEmpty)
+            for file in files {
+                try? FileManager.default.removeItem(atPath: file)
+                try FileManager.default.createDirectory(atPath: file, withIntermediateDirectories: true)
+            }
             let output = try Executable("batchfetch").run([
-                "crawl", "--base-url", server.baseURL, "--by", "alcoholic", "--thumbnails", blocked,
+                "crawl", "--base-url", server.baseURL, "--by", "alcoholic", "--thumbnails", folder,
             ])
             #expect(output.status == 1)
             #expect(try self.objects(output.stdout).count == server.catalogue.alcoholicFlags.count)

@@ -92,6 +92,11 @@ package struct Executable {
         throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: name])
     }
 
+    /// The program at `path`, such as `/bin/sh` to run a command with a shell's redirections.
+    package init(path: String) {
+        self.url = URL(fileURLWithPath: path)
+    }
+
     /// The `batchfetch` command.
     package static func batchfetch() throws -> Executable {
         try Executable("batchfetch")
