@@ -31,6 +31,10 @@ public struct Request: Sendable, Hashable {
     public var headers: [HeaderField]
     /// The request body, sent with `POST`, `PUT` and `PATCH`.
     public var body: [UInt8]?
+    /// The caller's own number for the request (the command's line in the whole input), handed
+    /// back on the results that this request's transfer answered (``FetchResult/sharedWithTag``).
+    /// Not part of the request's identity: it is neither compared nor hashed.
+    package var tag: Int?
 
     /// Creates a request.
     public init(_ url: String, method: Method = .get, headers: [HeaderField] = [], body: [UInt8]? = nil) {
@@ -38,6 +42,20 @@ public struct Request: Sendable, Hashable {
         self.method = method
         self.headers = headers
         self.body = body
+    }
+}
+
+extension Request {
+    /// Method, URL, header fields and body: what de-duplication keys on; ``tag`` is left out.
+    public static func == (lhs: Request, rhs: Request) -> Bool {
+        lhs.url == rhs.url && lhs.method == rhs.method && lhs.headers == rhs.headers && lhs.body == rhs.body
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(self.url)
+        hasher.combine(self.method)
+        hasher.combine(self.headers)
+        hasher.combine(self.body)
     }
 }
 

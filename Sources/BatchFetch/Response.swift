@@ -111,35 +111,49 @@ public struct Timings: Sendable, Hashable {
 public struct FetchResult: Sendable {
     /// The position of the request in the submitted sequence, from 0.
     public let index: Int
-    /// The request as submitted.
-    public let request: Request
+    /// The request as submitted (for a result another's transfer answered, that one's request,
+    /// which is identical but for its ``Request/tag``).
+    public internal(set) var request: Request
     /// The response, or why there is none.
-    public let outcome: Result<Response, FetchError>
-    /// How many attempts were made (0 when the request was rejected before sending, or the
-    /// cache answered it).
+    public internal(set) var outcome: Result<Response, FetchError>
+    /// How many attempts were made (0 when the request was rejected before sending, the cache
+    /// answered it, or another request's transfer did: see ``sharedWith``).
     public let attempts: Int
     /// Where the response came from when the engine has a cache (``Engine/Configuration/cache``);
     /// `nil` without one.
-    public let cache: CacheOutcome?
+    public internal(set) var cache: CacheOutcome?
+    /// When identical requests shared one transfer (``Engine/Configuration/deduplicate``): the
+    /// ``index`` of the result whose transfer answered this one, which made the attempts, so
+    /// this one's ``attempts`` is 0. `nil` for a request that had its own transfer, or none.
+    ///
+    /// The index is in the batch that made the transfer: this batch, unless several batches
+    /// run on one engine at once.
+    public let sharedWith: Int?
+    /// With ``sharedWith``: the ``Request/tag`` of the request whose transfer answered this one.
+    package let sharedWithTag: Int?
     /// Set by the engine thread on the result of a request its cache let through: the consumer
     /// completes it (``HTTPCache/complete(_:)``), so storing stays off the engine thread.
     var cacheCompletion: HTTPCache.Completion?
 
     /// Creates a result.
     public init(
-        index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int, cache: CacheOutcome? = nil
+        index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int, cache: CacheOutcome? = nil,
+        sharedWith: Int? = nil
     ) {
         self.index = index
         self.request = request
         self.outcome = outcome
         self.attempts = attempts
         self.cache = cache
+        self.sharedWith = sharedWith
+        self.sharedWithTag = nil
     }
 
-    /// A result of a request the engine's cache let through (or of one it did not see: `nil`).
+    /// A result of a transfer's waiter; the cache completes it when it let the request through
+    /// (`cacheCompletion` not `nil`).
     init(
         index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int,
-        cacheCompletion: HTTPCache.Completion?
+        cacheCompletion: HTTPCache.Completion?, sharedWith: Int? = nil, sharedWithTag: Int? = nil
     ) {
         self.index = index
         self.request = request
@@ -147,6 +161,8 @@ public struct FetchResult: Sendable {
         self.attempts = attempts
         self.cache = nil
         self.cacheCompletion = cacheCompletion
+        self.sharedWith = sharedWith
+        self.sharedWithTag = sharedWithTag
     }
 
     /// The response, if there is one.

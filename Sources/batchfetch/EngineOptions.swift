@@ -71,3 +71,18 @@ extension Double {
         self == self.rounded() && abs(self) < 1e15 ? String(Int64(self)) : String(self)
     }
 }
+
+/// `fetch`'s `--no-dedup`: whether identical lines share one transfer.
+struct DeduplicationOptions: ParsableArguments {
+    @Flag(
+        name: .customLong("no-dedup"),
+        help: """
+            Send every line. By default identical requests (method, URL, headers, body) in one run are \
+            sent once; the others get that transfer's response, with shared_with naming its record.
+            """)
+    var noDedup = false
+
+    func apply(to configuration: inout Engine.Configuration) {
+        configuration.deduplicate = !self.noDedup
+    }
+}

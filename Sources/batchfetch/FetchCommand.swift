@@ -11,9 +11,11 @@ struct FetchCommand: AsyncParsableCommand {
             URLs come from the arguments, from -i FILE, or from standard input (-i - or a pipe; records \
             flow while the pipe is open); one per line, blank lines and lines starting with # skipped. \
             Each record: index (0-based among URL lines), url, status, ok, attempts, bytes, time_ms, \
-            content_type, body, error. Exit status: 0 all ok, 1 some failed, 2 usage, unreadable \
-            input or an output that cannot be written or is an input file (checked before the first \
-            request), 130 interrupted (records so far flushed).
+            content_type, body, error. Identical lines are sent once: the others' records carry \
+            shared_with (the index of the record whose transfer answered them) and attempts 0. Exit \
+            status: 0 all ok, 1 some failed, 2 usage, unreadable input or an output that cannot be \
+            written or is an input file (checked before the first request), 130 interrupted (records \
+            so far flushed).
             """
     )
 
@@ -54,6 +56,8 @@ struct FetchCommand: AsyncParsableCommand {
     var status: String = "200-299"
 
     @OptionGroup var engine: EngineOptions
+
+    @OptionGroup var deduplication: DeduplicationOptions
 
     @OptionGroup var transport: TransportOptions
 
@@ -122,6 +126,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     private func configuration(files: BodyFileStore?) throws -> Engine.Configuration {
         var configuration = self.engine.configuration()
+        self.deduplication.apply(to: &configuration)
         configuration.headers = try self.headerFields()
         if let agent = self.userAgent {
             configuration.userAgent = agent
@@ -265,7 +270,8 @@ struct FetchCommand: AsyncParsableCommand {
         _ result: FetchResult, writer: inout RecordWriter, input: FetchInput, tally: FetchTally, sink: FileHandleOutput,
         idle: Bool
     ) {
-        let kind = writer.write(result, index: input.globalIndex(of: result.index))
+        let kind = writer.write(
+            result, index: input.globalIndex(of: result.index), sharedWith: input.globalIndex(ofOwnerOf: result))
         tally.count(result, failure: kind)
         if writer.pendingBytes >= 1 << 16 || idle {
             writer.drain(to: sink)

@@ -142,6 +142,17 @@ final class FetchInput: Sendable {
         }
         return self.indices.take(engineIndex) ?? engineIndex
     }
+
+    /// The global line index of the record whose transfer answered `result`, when another's did.
+    /// That record was written first and its entry in ``indices`` is gone, and keeping entries
+    /// for whatever the engine may still name would grow with the input: the engine hands the
+    /// line back instead, as the tag ``LineSelector`` put on the request.
+    func globalIndex(ofOwnerOf result: FetchResult) -> Int? {
+        guard let owner = result.sharedWith else {
+            return nil
+        }
+        return result.sharedWithTag ?? owner
+    }
 }
 
 /// Engine index → global line index for results not yet written (only with `--shard`).
@@ -216,7 +227,7 @@ struct LineSelector {
     }
 
     mutating func request(_ line: String, record: (_ engineIndex: Int, _ globalIndex: Int) -> Void) -> Request? {
-        guard let request = Self.request(fromLine: line) else {
+        guard var request = Self.request(fromLine: line) else {
             return nil
         }
         defer { self.global += 1 }
@@ -236,6 +247,7 @@ struct LineSelector {
         }
         if self.shard != nil || self.skip != nil {
             record(self.selected, self.global)
+            request.tag = self.global
         }
         self.selected += 1
         return request

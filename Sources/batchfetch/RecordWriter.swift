@@ -3,8 +3,9 @@ import Foundation
 
 /// Formats fetch results as NDJSON records:
 /// `{"index","url","status","ok","attempts","bytes","time_ms","content_type","body","error"}`;
-/// a base64 body is followed by `"body_encoding":"base64"`, and with a ``BodyFileStore`` the body
-/// is saved to a file and `"file","sha256"` stand where `"body"` does.
+/// a record another's transfer answered has `"shared_with"` before `"attempts"` (see
+/// `RecordWriter+Facts.swift`), a base64 body is followed by `"body_encoding":"base64"`, and with a
+/// ``BodyFileStore`` the body is saved to a file and `"file","sha256"` stand where `"body"` does.
 struct RecordWriter {
     /// How bodies go into records.
     enum BodyMode: String, CaseIterable {
@@ -31,7 +32,7 @@ struct RecordWriter {
     /// When set, ok bodies are saved here and records name their files instead of holding them.
     let files: BodyFileStore?
     /// The records formatted so far, except the large bodies in ``splices``.
-    private(set) var json = JSONBytes()
+    var json = JSONBytes()
 
     /// Embedded values at least this large are not copied into ``json``: ``drain(to:)`` writes
     /// them straight from the response, between the text before and after them, in one `writev`.
@@ -56,17 +57,18 @@ struct RecordWriter {
         self.json.buffer.reserveCapacity(1 << 17)
     }
 
-    /// Appends one record for `result`, numbered `index`.
+    /// Appends one record for `result`, numbered `index`; `sharedWith` numbers the record whose
+    /// transfer answered it, when another's did.
     /// - Returns: the error kind when the record is not ok, `nil` when it is.
-    mutating func write(_ result: FetchResult, index: Int) -> FetchError.Kind? {
+    mutating func write(_ result: FetchResult, index: Int, sharedWith: Int?) -> FetchError.Kind? {
         self.json.raw("{\"index\":")
         self.json.int(index)
         self.json.raw(",\"url\":")
         self.json.string(result.request.url.redactedURL)
         guard case .success(let response) = result.outcome else {
             let error = result.error ?? .cancelled
-            self.json.raw(",\"status\":null,\"ok\":false,\"attempts\":")
-            self.json.int(result.attempts)
+            self.json.raw(",\"status\":null,\"ok\":false")
+            self.attempts(result, sharedWith: sharedWith)
             self.json.raw(",\"bytes\":0,\"time_ms\":null,\"content_type\":null")
             self.json.raw(self.files == nil ? ",\"body\":null" : ",\"file\":null,\"sha256\":null")
             self.error(error)
@@ -96,8 +98,7 @@ struct RecordWriter {
         self.json.raw(",\"status\":")
         self.json.int(response.status)
         self.json.raw(failure == nil ? ",\"ok\":true" : ",\"ok\":false")
-        self.json.raw(",\"attempts\":")
-        self.json.int(result.attempts)
+        self.attempts(result, sharedWith: sharedWith)
         self.json.raw(",\"bytes\":")
         self.json.int(response.bodyByteCount)
         self.json.raw(",\"time_ms\":")
@@ -370,13 +371,5 @@ struct RecordWriter {
             }
             return memcmp(base, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
         }
-    }
-
-    private mutating func error(_ error: FetchError) {
-        self.json.raw(",\"error\":{\"kind\":")
-        self.json.string(error.kind.rawValue)
-        self.json.raw(",\"message\":")
-        self.json.string(error.message)
-        self.json.raw("}")
     }
 }

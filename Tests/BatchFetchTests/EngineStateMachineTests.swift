@@ -145,6 +145,9 @@ struct EngineStateMachineTests {
         #expect(harness.record.deliveries.map { $0.sink === first } == [true, false])
         #expect(harness.record.results.map(\.index) == [0, 1, 2])
         #expect(harness.record.results.allSatisfy { $0.response?.body == Data("{\"x\":1}".utf8) })
+        // The first waiter's result carries the attempt; the others name it and made none.
+        #expect(harness.record.results.map(\.attempts) == [1, 0, 0])
+        #expect(harness.record.results.map(\.sharedWith) == [nil, 0, 0])
     }
 
     @Test func aRepeatAfterTheTransferIsAnsweredFromTheReplayCache() {
@@ -156,7 +159,32 @@ struct EngineStateMachineTests {
         #expect(harness.admit().started.isEmpty)
         harness.deliver()
         #expect(harness.record.results.map(\.index) == [0, 1])
-        #expect(harness.record.results.map(\.attempts) == [1, 1])
+        #expect(harness.record.results.map(\.attempts) == [1, 0])
+        #expect(harness.record.results.map(\.sharedWith) == [nil, 0])
+    }
+
+    /// The tags of the requests (a command's line numbers) come back with the sharing, in flight
+    /// and from the replay cache, so that a caller numbering requests its own way can name the owner.
+    @Test func aSharedResultCarriesItsOwnersTag() {
+        var harness = EngineStateMachineHarness()
+        let sink = ResultSink()
+        func submit(_ indices: [Int]) {
+            var inbox = EngineCore.Inbox()
+            for index in indices {
+                var request = Request(Self.a)
+                request.tag = 100 + index
+                inbox.submissions.append(
+                    EngineCore.Submission(request: request, index: index, sink: sink, submittedAt: 0))
+            }
+            harness.machine.receive(inbox, decide: nil, deliver: { _, _ in }, stop: { _ in })
+        }
+        submit([0, 1])
+        harness.respond(harness.admit().started[0], status: 404)
+        submit([2])
+        harness.deliver()
+        #expect(harness.record.results.map(\.sharedWith) == [nil, 0, 0])
+        #expect(harness.record.results.map(\.sharedWithTag) == [nil, 100, 100])
+        #expect(harness.record.results.map(\.status) == [404, 404, 404])
     }
 
     /// The replay cache holds outcomes up to its byte limit (body, URL and 256 bytes each): the
@@ -180,6 +208,31 @@ struct EngineStateMachineTests {
         #expect(harness.admitURLs() == [Self.a])
         harness.deliver()
         #expect(harness.record.results.map(\.index) == [0, 1, 2, 4, 3, 6])
+    }
+
+    /// Sending a POST twice is not sending it once: each is transferred, also after one finished.
+    @Test func nonIdempotentRequestsAreNeverMergedOrReplayed() {
+        var harness = EngineStateMachineHarness()
+        let sink = ResultSink()
+        var inbox = EngineCore.Inbox()
+        for (index, method) in [Request.Method.post, .post, .patch, .patch, .put, .put].enumerated() {
+            let request = Request(Self.a, method: method, body: Array("{}".utf8))
+            inbox.submissions.append(EngineCore.Submission(request: request, index: index, sink: sink, submittedAt: 0))
+        }
+        harness.machine.receive(inbox, decide: nil, deliver: { _, _ in }, stop: { _ in })
+        let started = harness.admit().started
+        #expect(started.map(\.request.method) == [.post, .post, .patch, .patch])
+        for transfer in started {
+            harness.respond(transfer)
+        }
+        // The PUT waiting for a slot joined the first: idempotent requests still share.
+        #expect(harness.admit().started.map(\.request.method) == [.put])
+        var repeated = EngineCore.Inbox()
+        repeated.submissions.append(
+            EngineCore.Submission(
+                request: Request(Self.a, method: .post, body: Array("{}".utf8)), index: 6, sink: sink, submittedAt: 0))
+        harness.machine.receive(repeated, decide: nil, deliver: { _, _ in }, stop: { _ in })
+        #expect(harness.admit().started.map(\.request.method) == [.post], "a finished POST is not replayed")
     }
 
     @Test func withoutDeduplicationIdenticalRequestsAreEachTransferred() {

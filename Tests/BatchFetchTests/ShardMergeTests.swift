@@ -90,14 +90,17 @@ struct ShardMergeTests {
         }
     }
 
-    @Test func duplicatesDifferingOnlyInTimeAndAttemptsAgree() throws {
+    @Test func duplicatesDifferingOnlyInHowTheyWereTransferredAgree() throws {
         let first = Self.record(4)
         let retried = Self.record(4, time: "250.125").replacingOccurrences(of: "\"attempts\":1", with: "\"attempts\":3")
+        let copy = first.replacingOccurrences(of: "\"attempts\":1", with: "\"shared_with\":12,\"attempts\":0")
         let other = Self.record(4, body: "{\"a\":2}")
         func same(_ a: String, _ b: String) -> Bool {
             RecordComparison.sameResult(Array(a.utf8), Array(b.utf8))
         }
         #expect(same(first, retried))
+        #expect(same(copy, retried) && same(first, copy))
+        #expect(!same(copy, other))
         #expect(!same(first, other))
         #expect(!same(first, first.replacingOccurrences(of: "http://h/4", with: "http://h/5")))
     }

@@ -159,9 +159,9 @@ final class HTTPCache: Sendable {
             self.store?.store(entry)
             self.count(.revalidated)
             let answer = self.response(from: entry, attempts: result.attempts, timings: response.timings)
-            return FetchResult(
-                index: result.index, request: pending.original, outcome: .success(answer), attempts: result.attempts,
-                cache: .revalidated)
+            var revalidated = result.with(cache: .revalidated, request: pending.original)
+            revalidated.outcome = .success(answer)
+            return revalidated
         }
         let freshness = CacheFreshness(headers: response.headers)
         if CachePolicy.storableStatuses.contains(response.status), !freshness.noStore,
@@ -232,11 +232,16 @@ final class CacheWarnings: Sendable {
 }
 
 extension FetchResult {
-    /// This result marked with where it came from, for `request` when given.
+    /// This result marked with where it came from, for `request` when given, keeping what the
+    /// engine said of its transfer (attempts, sharing, times).
     func with(cache: CacheOutcome, request: Request? = nil) -> FetchResult {
-        FetchResult(
-            index: self.index, request: request ?? self.request, outcome: self.outcome, attempts: self.attempts,
-            cache: cache)
+        var result = self
+        result.cache = cache
+        result.cacheCompletion = nil
+        if let request {
+            result.request = request
+        }
+        return result
     }
 }
 

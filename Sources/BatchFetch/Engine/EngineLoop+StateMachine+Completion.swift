@@ -68,9 +68,15 @@ extension EngineLoop.StateMachine {
         }
         let waiters = transfer.waiters
         transfer.waiters = []
-        for waiter in waiters {
-            self.outbox.append(
-                waiter.sink, Self.result(for: waiter, request: transfer.request, outcome, attempts: transfer.attempts))
+        guard let owner = waiters.first else {
+            return
+        }
+        transfer.ownerIndex = owner.index
+        transfer.ownerTag = owner.tag
+        self.outbox.append(
+            owner.sink, Self.result(for: owner, request: transfer.request, outcome, attempts: transfer.attempts))
+        for waiter in waiters.dropFirst() {
+            self.outbox.append(waiter.sink, Self.sharedResult(for: waiter, of: transfer, transfer.request, outcome))
         }
     }
 
@@ -86,6 +92,16 @@ extension EngineLoop.StateMachine {
     ) -> FetchResult {
         FetchResult(
             index: waiter.index, request: request, outcome: outcome, attempts: attempts, cacheCompletion: waiter.cache)
+    }
+
+    /// The result for `waiter` of a transfer it shared with the finished transfer's owner: no
+    /// attempts of its own, so that counting attempts counts what went on the wire.
+    static func sharedResult(
+        for waiter: Waiter, of transfer: Transfer, _ request: Request, _ outcome: Result<Response, FetchError>
+    ) -> FetchResult {
+        FetchResult(
+            index: waiter.index, request: request, outcome: outcome, attempts: 0, cacheCompletion: waiter.cache,
+            sharedWith: transfer.ownerIndex, sharedWithTag: transfer.ownerTag)
     }
 
     // MARK: - timers

@@ -151,11 +151,13 @@ extension EngineLoop {
         private mutating func accept(_ submission: EngineCore.Submission, request wire: Request?, waiter: Waiter) {
             let request = wire ?? submission.request
             // The submitter hashed its own request; the cache's conditional form is hashed here.
-            let hash = self.deduplicate ? (wire?.hashValue ?? submission.hash) : nil
+            // Requests that are not idempotent are sent as often as they are asked for: two POSTs
+            // of an order are two orders.
+            let hash =
+                self.deduplicate && request.method.isIdempotent ? (wire?.hashValue ?? submission.hash) : nil
             if let hash, let transfer = self.byRequest.find(request, hash: hash) {
                 if let outcome = transfer.replayOutcome {
-                    let result = Self.result(for: waiter, request: request, outcome, attempts: transfer.attempts)
-                    self.outbox.append(submission.sink, result)
+                    self.outbox.append(submission.sink, Self.sharedResult(for: waiter, of: transfer, request, outcome))
                 } else {
                     transfer.waiters.append(waiter)
                 }

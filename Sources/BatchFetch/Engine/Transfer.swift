@@ -1,7 +1,8 @@
 /// One request on its way through the engine: queued, in flight, or waiting to be retried.
 ///
 /// Several identical requests may share one transfer (de-duplication); each keeps its own
-/// ``Waiter`` so each gets a result under its own index.
+/// ``Waiter`` so each gets a result under its own index. The first waiter's result carries the
+/// attempts; the others' say whose transfer answered them (``FetchResult/sharedWith``).
 ///
 /// Threading: engine thread only.
 final class Transfer {
@@ -26,6 +27,11 @@ final class Transfer {
     /// The final outcome, while the transfer stays in the table after finishing to answer later
     /// identical requests (``ReplayCache``).
     var replayOutcome: Result<Response, FetchError>?
+    /// The index and tag of the waiter whose result carried the attempts (the first one still
+    /// waiting when it finished): the results it answers for others name it
+    /// (``FetchResult/sharedWith``). -1 until it finished.
+    var ownerIndex = -1
+    var ownerTag: Int?
 
     init(request: Request, hash: Int?, waiter: Waiter, submittedAt: UInt64) {
         self.request = request
@@ -52,12 +58,15 @@ extension Transfer: Sendable {}
 struct Waiter {
     let sink: ResultSink
     let index: Int
+    /// The submitted request's ``Request/tag``.
+    let tag: Int?
     /// What the engine's cache needs to complete the result, when it let the request through.
     let cache: HTTPCache.Completion?
 
     init(_ submission: EngineCore.Submission, cache: HTTPCache.Completion? = nil) {
         self.sink = submission.sink
         self.index = submission.index
+        self.tag = submission.request.tag
         self.cache = cache
     }
 }

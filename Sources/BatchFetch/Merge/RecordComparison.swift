@@ -1,6 +1,7 @@
 /// Whether two records of one index say the same thing: equal bytes once the values of
-/// `attempts` and `time_ms` are left out, as they describe the transfer, not its result (a shard
-/// run twice differs there and nowhere else).
+/// `attempts` and `time_ms` are left out, and `shared_with` altogether, as they describe the
+/// transfer, not its result (a shard run twice differs there and nowhere else; whether a repeated
+/// line shares a transfer depends on what else was in flight).
 enum RecordComparison {
     /// Both records are whole lines as `fetch` writes them; their fields up to `body` are fixed
     /// and hold no free text but the URL, a JSON string in which `,"` cannot appear unescaped,
@@ -9,25 +10,45 @@ enum RecordComparison {
         first == second || Self.withoutTransferFields(first) == Self.withoutTransferFields(second)
     }
 
-    private static let leftOut: [[UInt8]] = [Array(",\"attempts\":".utf8), Array(",\"time_ms\":".utf8)]
+    private static let attempts = Array(",\"attempts\":".utf8)
+    /// Only on copies of another record, right before `attempts`.
+    private static let sharedWith = Array(",\"shared_with\":".utf8)
+    private static let time = Array(",\"time_ms\":".utf8)
 
     static func withoutTransferFields(_ record: [UInt8]) -> [UInt8] {
         var result: [UInt8] = []
         result.reserveCapacity(record.count)
         var position = 0
-        for name in Self.leftOut {
-            guard let found = Self.firstRange(of: name, in: record, from: position) else {
-                continue
+        if let found = Self.firstRange(of: Self.attempts, in: record, from: 0) {
+            var kept = found.lowerBound
+            var digits = kept
+            while digits > 0 && record[digits - 1] >= UInt8(ascii: "0") && record[digits - 1] <= UInt8(ascii: "9") {
+                digits -= 1
             }
+            if digits >= Self.sharedWith.count
+                && record[(digits - Self.sharedWith.count)..<digits].elementsEqual(Self.sharedWith)
+            {
+                kept = digits - Self.sharedWith.count
+            }
+            result.append(contentsOf: record[..<kept])
+            result.append(contentsOf: Self.attempts)
+            position = Self.endOfValue(in: record, from: found.upperBound)
+        }
+        if let found = Self.firstRange(of: Self.time, in: record, from: position) {
             result.append(contentsOf: record[position..<found.upperBound])
-            var end = found.upperBound
-            while end < record.count && record[end] != UInt8(ascii: ",") && record[end] != UInt8(ascii: "}") {
-                end += 1
-            }
-            position = end
+            position = Self.endOfValue(in: record, from: found.upperBound)
         }
         result.append(contentsOf: record[position...])
         return result
+    }
+
+    /// Where the number or literal that starts at `start` ends.
+    private static func endOfValue(in record: [UInt8], from start: Int) -> Int {
+        var end = start
+        while end < record.count && record[end] != UInt8(ascii: ",") && record[end] != UInt8(ascii: "}") {
+            end += 1
+        }
+        return end
     }
 
     private static func firstRange(of pattern: [UInt8], in bytes: [UInt8], from start: Int)

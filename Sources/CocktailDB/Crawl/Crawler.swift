@@ -209,7 +209,8 @@ struct CrawlRun {
     }
 
     private mutating func account(_ result: FetchResult) {
-        self.summary.requests += max(1, result.attempts)
+        // A result another request's transfer answered sent nothing of its own.
+        self.summary.requests += result.sharedWith == nil ? max(1, result.attempts) : 0
         self.summary.retries += max(0, result.attempts - 1)
         self.summary.bytes += result.response?.bodyByteCount ?? 0
         if let version = result.response?.httpVersion {

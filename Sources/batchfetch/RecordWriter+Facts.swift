@@ -1,0 +1,25 @@
+import BatchFetch
+
+/// What a record says about the transfer behind it, beside the response: whose transfer answered
+/// it, how many attempts it took, and the error.
+extension RecordWriter {
+    /// `"attempts"`, preceded by `"shared_with"` when the record is another's copy: its attempts
+    /// are that record's, and it made none (only records that are copies have the field, so the
+    /// others keep their bytes).
+    mutating func attempts(_ result: FetchResult, sharedWith: Int?) {
+        if let sharedWith {
+            self.json.raw(",\"shared_with\":")
+            self.json.int(sharedWith)
+        }
+        self.json.raw(",\"attempts\":")
+        self.json.int(result.attempts)
+    }
+
+    mutating func error(_ error: FetchError) {
+        self.json.raw(",\"error\":{\"kind\":")
+        self.json.string(error.kind.rawValue)
+        self.json.raw(",\"message\":")
+        self.json.string(error.message)
+        self.json.raw("}")
+    }
+}
