@@ -131,6 +131,10 @@ public struct FetchResult: Sendable {
     public let sharedWith: Int?
     /// With ``sharedWith``: the ``Request/tag`` of the request whose transfer answered this one.
     package let sharedWithTag: Int?
+    /// How long the request took, from its first attempt's start to the end of its last: every
+    /// attempt, and the waits before retries (``Timings/total`` is the last attempt's alone).
+    /// `nil` when it sent nothing: refused, answered by the cache or by another's transfer.
+    public let totalTime: Duration?
     /// Set by the engine thread on the result of a request its cache let through: the consumer
     /// completes it (``HTTPCache/complete(_:)``), so storing stays off the engine thread.
     var cacheCompletion: HTTPCache.Completion?
@@ -138,7 +142,7 @@ public struct FetchResult: Sendable {
     /// Creates a result.
     public init(
         index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int, cache: CacheOutcome? = nil,
-        sharedWith: Int? = nil
+        sharedWith: Int? = nil, totalTime: Duration? = nil
     ) {
         self.index = index
         self.request = request
@@ -147,13 +151,15 @@ public struct FetchResult: Sendable {
         self.cache = cache
         self.sharedWith = sharedWith
         self.sharedWithTag = nil
+        self.totalTime = totalTime
     }
 
     /// A result of a transfer's waiter; the cache completes it when it let the request through
     /// (`cacheCompletion` not `nil`).
     init(
         index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int,
-        cacheCompletion: HTTPCache.Completion?, sharedWith: Int? = nil, sharedWithTag: Int? = nil
+        cacheCompletion: HTTPCache.Completion?, sharedWith: Int? = nil, sharedWithTag: Int? = nil,
+        totalTime: Duration? = nil
     ) {
         self.index = index
         self.request = request
@@ -163,6 +169,7 @@ public struct FetchResult: Sendable {
         self.cacheCompletion = cacheCompletion
         self.sharedWith = sharedWith
         self.sharedWithTag = sharedWithTag
+        self.totalTime = totalTime
     }
 
     /// The response, if there is one.

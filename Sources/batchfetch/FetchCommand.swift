@@ -10,7 +10,8 @@ struct FetchCommand: AsyncParsableCommand {
         discussion: """
             URLs come from the arguments, from -i FILE, or from standard input (-i - or a pipe; records \
             flow while the pipe is open); one per line, blank lines and lines starting with # skipped. \
-            Each record: index (0-based among URL lines), url, status, ok, attempts, bytes, time_ms, \
+            Each record: index (0-based among URL lines), url, status, ok, attempts, bytes, time_ms (the \
+            last attempt), total_ms (the whole request: every attempt and the waits before retries), \
             content_type, body, error. Identical lines are sent once: the others' records carry \
             shared_with (the index of the record whose transfer answered them) and attempts 0. Exit \
             status: 0 all ok, 1 some failed, 2 usage, unreadable input or an output that cannot be \

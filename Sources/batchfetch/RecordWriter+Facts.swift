@@ -1,7 +1,7 @@
 import BatchFetch
 
 /// What a record says about the transfer behind it, beside the response: whose transfer answered
-/// it, how many attempts it took, and the error.
+/// it, how many attempts and how long it took, and the error.
 extension RecordWriter {
     /// `"attempts"`, preceded by `"shared_with"` when the record is another's copy: its attempts
     /// are that record's, and it made none (only records that are copies have the field, so the
@@ -13,6 +13,17 @@ extension RecordWriter {
         }
         self.json.raw(",\"attempts\":")
         self.json.int(result.attempts)
+    }
+
+    /// `"total_ms"`: the whole request's time, every attempt and the waits between them
+    /// (`"time_ms"` is the last attempt's); `null` when it sent nothing.
+    mutating func totalTime(_ result: FetchResult) {
+        self.json.raw(",\"total_ms\":")
+        if let total = result.totalTime {
+            self.json.milliseconds(total)
+        } else {
+            self.json.raw("null")
+        }
     }
 
     mutating func error(_ error: FetchError) {

@@ -2,7 +2,7 @@ import BatchFetch
 import Foundation
 
 /// Formats fetch results as NDJSON records:
-/// `{"index","url","status","ok","attempts","bytes","time_ms","content_type","body","error"}`;
+/// `{"index","url","status","ok","attempts","bytes","time_ms","total_ms","content_type","body","error"}`;
 /// a record another's transfer answered has `"shared_with"` before `"attempts"` (see
 /// `RecordWriter+Facts.swift`), a base64 body is followed by `"body_encoding":"base64"`, and with a
 /// ``BodyFileStore`` the body is saved to a file and `"file","sha256"` stand where `"body"` does.
@@ -69,7 +69,9 @@ struct RecordWriter {
             let error = result.error ?? .cancelled
             self.json.raw(",\"status\":null,\"ok\":false")
             self.attempts(result, sharedWith: sharedWith)
-            self.json.raw(",\"bytes\":0,\"time_ms\":null,\"content_type\":null")
+            self.json.raw(",\"bytes\":0,\"time_ms\":null")
+            self.totalTime(result)
+            self.json.raw(",\"content_type\":null")
             self.json.raw(self.files == nil ? ",\"body\":null" : ",\"file\":null,\"sha256\":null")
             self.error(error)
             self.end(result)
@@ -103,6 +105,7 @@ struct RecordWriter {
         self.json.int(response.bodyByteCount)
         self.json.raw(",\"time_ms\":")
         self.json.milliseconds(response.timings.total)
+        self.totalTime(result)
         self.json.raw(",\"content_type\":")
         self.json.string(contentType)
         if self.files != nil {

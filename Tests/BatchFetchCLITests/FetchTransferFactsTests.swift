@@ -82,4 +82,22 @@ struct FetchTransferFactsTests {
             #expect(copies.first?["shared_with"] as? Int == 5 && copies.first?["attempts"] as? Int == 0)
         }
     }
+
+    @Test func totalTimeCoversEveryAttemptAndTheWaitBetweenThem() async throws {
+        try await TestHTTPServer.with { server in
+            let retried = "\(server.baseURL)/flaky?key=total&fail=1&status=503&retryAfter=1"
+            let (output, records) = try await self.fetch([retried, "\(server.baseURL)/ok", "file:///x"])
+            #expect(output.status == 1, "\(output.summary)")
+            let record = try #require(records[0])
+            #expect(record["ok"] as? Bool == true && record["attempts"] as? Int == 2)
+            let time = try #require(record["time_ms"] as? Double)
+            let total = try #require(record["total_ms"] as? Double)
+            #expect(time < 1000 && total >= 1000, "time_ms \(time), total_ms \(total)")
+            let single = try #require(records[1])
+            #expect(try #require(single["total_ms"] as? Double) >= 0)
+            #expect(records[2]?["total_ms"] is NSNull, "nothing was sent")
+            // The field follows time_ms.
+            #expect(output.stdout.contains(#","total_ms":"#) && !output.stdout.contains(#""time_ms":null,"content"#))
+        }
+    }
 }

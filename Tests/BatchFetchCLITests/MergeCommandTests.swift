@@ -326,7 +326,7 @@ private struct ShardFolder {
         (0..<count).map { self.file("\(prefix).\($0).ndjson") }
     }
 
-    /// One process fetching everything, `time_ms` left out: what a merge must reproduce.
+    /// One process fetching everything, times left out: what a merge must reproduce.
     func whole(_ extra: [String] = []) throws -> String {
         _ = try Executable("batchfetch").run(["fetch", "-q", "-i", self.urls, "-o", self.file("whole.ndjson")] + extra)
         return try Self.withoutTimes(file: self.file("whole.ndjson"))
@@ -336,9 +336,10 @@ private struct ShardFolder {
         try Executable("batchfetch").run(["merge"] + arguments)
     }
 
-    /// Records with their `time_ms` values left out, the one field two runs of a URL differ in.
+    /// Records with their `time_ms` and `total_ms` values left out, the fields two runs of a URL
+    /// differ in.
     static func withoutTimes(_ text: String) -> String {
-        text.replacingOccurrences(of: #""time_ms":[0-9.]+"#, with: "\"time_ms\":_", options: .regularExpression)
+        text.replacingOccurrences(of: #""(time|total)_ms":[0-9.]+"#, with: "\"$1_ms\":_", options: .regularExpression)
     }
 
     static func withoutTimes(file path: String) throws -> String {

@@ -33,7 +33,7 @@ struct EngineStateMachineTests {
         let sink = ResultSink()
         harness.receive(["\(Self.a)0", "\(Self.a)1"], to: sink)
         let started = harness.admit().started
-        harness.machine.startFailed(started[0], FetchError(kind: .other, message: "no handle"))
+        harness.machine.startFailed(started[0], FetchError(kind: .other, message: "no handle"), now: harness.now)
         #expect(harness.admitURLs() == ["\(Self.a)1"])
         harness.deliver()
         #expect(harness.record.results.map(\.error?.kind) == [.other])
@@ -127,6 +127,8 @@ struct EngineStateMachineTests {
         harness.deliver()
         #expect(harness.record.results.map(\.status) == [502])
         #expect(harness.record.results.map(\.attempts) == [2])
+        // From the first attempt's start, the wait for the retry included.
+        #expect(harness.record.results.map(\.totalTime) == [.seconds(1)])
     }
 
     // MARK: - de-duplication
@@ -148,6 +150,7 @@ struct EngineStateMachineTests {
         // The first waiter's result carries the attempt; the others name it and made none.
         #expect(harness.record.results.map(\.attempts) == [1, 0, 0])
         #expect(harness.record.results.map(\.sharedWith) == [nil, 0, 0])
+        #expect(harness.record.results.map(\.totalTime) == [.zero, nil, nil])
     }
 
     @Test func aRepeatAfterTheTransferIsAnsweredFromTheReplayCache() {
@@ -295,7 +298,8 @@ struct EngineStateMachineTests {
         harness.receive([Self.a, Self.b], to: sink)
         let started = harness.admit().started
         let record = harness.record
-        harness.machine.shutdown(stop: { record.stopped.append($0) }, deliver: { record.deliveries.append(($0, $1)) })
+        harness.machine.shutdown(
+            now: harness.now, stop: { record.stopped.append($0) }, deliver: { record.deliveries.append(($0, $1)) })
         #expect(record.stopped.map(\.request.url) == started.map(\.request.url))
         #expect(Set(record.results.map(\.index)) == [0, 1])
         #expect(record.results.allSatisfy { $0.error?.kind == .cancelled })

@@ -94,6 +94,8 @@ struct ShardMergeTests {
         let first = Self.record(4)
         let retried = Self.record(4, time: "250.125").replacingOccurrences(of: "\"attempts\":1", with: "\"attempts\":3")
         let copy = first.replacingOccurrences(of: "\"attempts\":1", with: "\"shared_with\":12,\"attempts\":0")
+        let timed = first.replacingOccurrences(of: "\"time_ms\":1.000", with: "\"time_ms\":1.000,\"total_ms\":9.5")
+        let retimed = first.replacingOccurrences(of: "\"time_ms\":1.000", with: "\"time_ms\":2.000,\"total_ms\":null")
         let other = Self.record(4, body: "{\"a\":2}")
         func same(_ a: String, _ b: String) -> Bool {
             RecordComparison.sameResult(Array(a.utf8), Array(b.utf8))
@@ -101,6 +103,7 @@ struct ShardMergeTests {
         #expect(same(first, retried))
         #expect(same(copy, retried) && same(first, copy))
         #expect(!same(copy, other))
+        #expect(same(timed, retimed) && !same(timed, retimed.replacingOccurrences(of: "h/4", with: "h/5")))
         #expect(!same(first, other))
         #expect(!same(first, first.replacingOccurrences(of: "http://h/4", with: "http://h/5")))
     }

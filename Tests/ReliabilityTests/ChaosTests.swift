@@ -82,6 +82,7 @@ struct ChaosTests {
             try output.records().map { record in
                 var record = record
                 record["time_ms"] = nil
+                record["total_ms"] = nil
                 record["attempts"] = nil
                 // The port differs between the two replicas.
                 record["url"] = (record["url"] as? String)?.split(separator: "/", maxSplits: 3).last.map(String.init)

@@ -43,11 +43,13 @@ extension EngineLoop.StateMachine {
         case .retry(let delay):
             self.schedule(transfer, at: now &+ UInt64(max(0, delay.nanoseconds)))
         case .done:
-            self.finish(transfer, outcome)
+            self.finish(transfer, outcome, now: now)
         }
     }
 
-    mutating func finish(_ transfer: Transfer, _ outcome: Result<Response, FetchError>) {
+    /// Delivers `outcome` to every waiter of `transfer`, which ended at `now`, and keeps it for
+    /// replay.
+    mutating func finish(_ transfer: Transfer, _ outcome: Result<Response, FetchError>, now: UInt64) {
         if self.deduplicate {
             if transfer.isIndexed, let hash = transfer.hash,
                 let cost = self.replay.cost(of: outcome, request: transfer.request)
@@ -73,8 +75,13 @@ extension EngineLoop.StateMachine {
         }
         transfer.ownerIndex = owner.index
         transfer.ownerTag = owner.tag
+        // From the first attempt's start: every attempt, and the waits between them.
+        let total = transfer.startedAt == 0 ? nil : Duration.nanoseconds(Int64(now &- transfer.startedAt))
         self.outbox.append(
-            owner.sink, Self.result(for: owner, request: transfer.request, outcome, attempts: transfer.attempts))
+            owner.sink,
+            FetchResult(
+                index: owner.index, request: transfer.request, outcome: outcome, attempts: transfer.attempts,
+                cacheCompletion: owner.cache, totalTime: total))
         for waiter in waiters.dropFirst() {
             self.outbox.append(waiter.sink, Self.sharedResult(for: waiter, of: transfer, transfer.request, outcome))
         }
@@ -85,17 +92,9 @@ extension EngineLoop.StateMachine {
     /// nothing until it next takes results.
     static var retiredBytes: Int { 16 * 1024 }
 
-    /// The result for `waiter`, carrying what the cache needs to complete it when it let the
-    /// request through.
-    static func result(
-        for waiter: Waiter, request: Request, _ outcome: Result<Response, FetchError>, attempts: Int
-    ) -> FetchResult {
-        FetchResult(
-            index: waiter.index, request: request, outcome: outcome, attempts: attempts, cacheCompletion: waiter.cache)
-    }
-
     /// The result for `waiter` of a transfer it shared with the finished transfer's owner: no
-    /// attempts of its own, so that counting attempts counts what went on the wire.
+    /// attempts or time of its own, so that counting attempts counts what went on the wire. It
+    /// carries what the cache needs to complete it when it let the request through.
     static func sharedResult(
         for waiter: Waiter, of transfer: Transfer, _ request: Request, _ outcome: Result<Response, FetchError>
     ) -> FetchResult {
@@ -178,7 +177,7 @@ extension EngineLoop.StateMachine {
 
     /// Ends everything outstanding as cancelled: stops the transfers in flight, and delivers a
     /// `cancelled` result to every waiter.
-    mutating func shutdown(stop: (Transfer) -> Void, deliver: (ResultSink, [FetchResult]) -> Void) {
+    mutating func shutdown(now: UInt64, stop: (Transfer) -> Void, deliver: (ResultSink, [FetchResult]) -> Void) {
         var waiting: [Transfer] = Array(self.pending)
         waiting += self.scheduled.unordered.map(\.transfer)
         for transfer in self.running {
@@ -188,7 +187,7 @@ extension EngineLoop.StateMachine {
         }
         self.running.removeAll()
         for transfer in waiting where !transfer.waiters.isEmpty {
-            self.finish(transfer, .failure(.cancelled))
+            self.finish(transfer, .failure(.cancelled), now: now)
         }
         self.pending.removeAll()
         self.scheduled = Heap()

@@ -23,7 +23,7 @@ extension EngineLoop {
         /// What the loop should do next to admit work.
         enum Admission {
             /// Start an attempt of this transfer (a handle, its options, the multi handle); report a
-            /// failure to start with ``startFailed(_:_:)``.
+            /// failure to start with ``startFailed(_:_:now:)``.
             case start(Transfer)
             /// The rate limit holds back queued work: the next token is due in this many nanoseconds.
             case rateLimited(nanoseconds: UInt64)
@@ -243,9 +243,9 @@ extension EngineLoop {
 
         /// The loop could not start the attempt ``nextAdmission(now:)`` gave it: the request ends
         /// with `error`, unretried.
-        mutating func startFailed(_ transfer: Transfer, _ error: FetchError) {
+        mutating func startFailed(_ transfer: Transfer, _ error: FetchError, now: UInt64) {
             self.removeRunning(transfer)
-            self.finish(transfer, .failure(error))
+            self.finish(transfer, .failure(error), now: now)
         }
 
         mutating func removeRunning(_ transfer: Transfer) {

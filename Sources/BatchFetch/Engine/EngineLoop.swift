@@ -101,7 +101,7 @@ final class EngineLoop {
         while true {
             switch self.machine.nextAdmission(now: now) {
             case .start(let transfer):
-                self.start(transfer)
+                self.start(transfer, now: now)
             case .rateLimited(let wait):
                 return wait
             case .none:
@@ -110,16 +110,16 @@ final class EngineLoop {
         }
     }
 
-    private func start(_ transfer: Transfer) {
+    private func start(_ transfer: Transfer, now: UInt64) {
         guard let easy = self.idle.popLast() ?? self.makeHandle() else {
             self.machine.startFailed(
-                transfer, FetchError(kind: .other, message: "libcurl could not allocate a handle"))
+                transfer, FetchError(kind: .other, message: "libcurl could not allocate a handle"), now: now)
             return
         }
         if let error = easy.prepare(for: transfer) ?? self.multi.add(easy) {
             easy.reset()
             self.idle.append(easy)
-            self.machine.startFailed(transfer, error)
+            self.machine.startFailed(transfer, error, now: now)
             return
         }
         transfer.easy = easy
@@ -157,7 +157,7 @@ final class EngineLoop {
     // MARK: - shutdown
 
     private func shutdown() {
-        self.machine.shutdown(stop: self.stop, deliver: Self.deliver)
+        self.machine.shutdown(now: MonotonicClock.now(), stop: self.stop, deliver: Self.deliver)
         let late = self.core.loopStopped()
         EngineCore.answerCancelled(late.submissions)
         self.idle.removeAll()

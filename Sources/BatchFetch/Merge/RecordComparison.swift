@@ -1,5 +1,5 @@
 /// Whether two records of one index say the same thing: equal bytes once the values of
-/// `attempts` and `time_ms` are left out, and `shared_with` altogether, as they describe the
+/// `attempts`, `time_ms` and `total_ms` are left out, and `shared_with` altogether, as they describe the
 /// transfer, not its result (a shard run twice differs there and nowhere else; whether a repeated
 /// line shares a transfer depends on what else was in flight).
 enum RecordComparison {
@@ -14,6 +14,8 @@ enum RecordComparison {
     /// Only on copies of another record, right before `attempts`.
     private static let sharedWith = Array(",\"shared_with\":".utf8)
     private static let time = Array(",\"time_ms\":".utf8)
+    /// Right after `time_ms`.
+    private static let total = Array(",\"total_ms\":".utf8)
 
     static func withoutTransferFields(_ record: [UInt8]) -> [UInt8] {
         var result: [UInt8] = []
@@ -37,6 +39,10 @@ enum RecordComparison {
         if let found = Self.firstRange(of: Self.time, in: record, from: position) {
             result.append(contentsOf: record[position..<found.upperBound])
             position = Self.endOfValue(in: record, from: found.upperBound)
+            if record[position...].starts(with: Self.total) {
+                result.append(contentsOf: Self.total)
+                position = Self.endOfValue(in: record, from: position + Self.total.count)
+            }
         }
         result.append(contentsOf: record[position...])
         return result
