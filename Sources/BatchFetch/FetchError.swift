@@ -69,7 +69,8 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     public let kind: Kind
     /// What happened, for a person to read. Never contains credentials.
     public let message: String
-    /// The HTTP status, for ``Kind/httpStatus`` errors.
+    /// The HTTP status, for ``Kind/httpStatus`` errors, and for a transfer that failed after its
+    /// status line arrived (a timeout mid-body, a body over the limit, a file not written).
     public let status: Int?
     /// The first bytes of the offending body, sanitised to printable text, when there was one.
     public let snippet: String?

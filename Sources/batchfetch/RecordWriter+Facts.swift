@@ -1,8 +1,19 @@
 import BatchFetch
 
-/// What a record says about the transfer behind it, beside the response: whose transfer answered
-/// it, how many attempts and how long it took, and the error.
+/// What a record says about the transfer behind it, beside the response: the status of one that
+/// failed, whose transfer answered it, how many attempts and how long it took, and the error.
 extension RecordWriter {
+    /// `"status"` of a record without a response: the status that arrived before its transfer
+    /// failed (a 200 whose body then timed out), else `null`.
+    mutating func status(of error: FetchError) {
+        self.json.raw(",\"status\":")
+        if let status = error.status {
+            self.json.int(status)
+        } else {
+            self.json.raw("null")
+        }
+    }
+
     /// `"attempts"`, preceded by `"shared_with"` when the record is another's copy: its attempts
     /// are that record's, and it made none (only records that are copies have the field, so the
     /// others keep their bytes).

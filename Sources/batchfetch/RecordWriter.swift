@@ -67,7 +67,8 @@ struct RecordWriter {
         self.json.string(result.request.url.redactedURL)
         guard case .success(let response) = result.outcome else {
             let error = result.error ?? .cancelled
-            self.json.raw(",\"status\":null,\"ok\":false")
+            self.status(of: error)
+            self.json.raw(",\"ok\":false")
             self.attempts(result, sharedWith: sharedWith)
             self.json.raw(",\"bytes\":0,\"time_ms\":null")
             self.totalTime(result)

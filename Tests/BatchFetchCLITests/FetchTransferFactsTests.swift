@@ -100,4 +100,18 @@ struct FetchTransferFactsTests {
             #expect(output.stdout.contains(#","total_ms":"#) && !output.stdout.contains(#""time_ms":null,"content"#))
         }
     }
+
+    @Test func aStatusThatArrivedStaysInTheRecordWhenTheTransferThenFails() async throws {
+        try await TestHTTPServer.with { server in
+            let (_, records) = try await self.fetch([
+                "--retries", "0", "--timeout", "0.5", "--max-body", "1000",
+                "\(server.baseURL)/drip", "\(server.baseURL)/bytes?n=5000",
+            ])
+            #expect(records[0]?["status"] as? Int == 200)
+            #expect((records[0]?["error"] as? [String: Any])?["kind"] as? String == "timeout")
+            #expect(records[1]?["status"] as? Int == 200)
+            #expect((records[1]?["error"] as? [String: Any])?["kind"] as? String == "tooLarge")
+            #expect(records.values.allSatisfy { $0["ok"] as? Bool == false })
+        }
+    }
 }

@@ -22,6 +22,20 @@ extension EngineTests {
             #expect(results[0].response?.bodyByteCount == 50_000)
             #expect(results[1].response?.bodyByteCount == 50_000)
             #expect(results[2].error?.kind == .tooLarge)
+            #expect(results[2].error?.status == 200, "the status line had arrived")
+        }
+    }
+
+    @Test func aTransferThatTimesOutAfterItsStatusLineKeepsTheStatus() async throws {
+        try await TestHTTPServer.with { server in
+            var configuration = Engine.Configuration.testing(retries: 0)
+            configuration.timeout = .milliseconds(300)
+            let results = try await withEngine(configuration: configuration) { engine in
+                await collect(engine, [Request("\(server.baseURL)/drip"), Request("\(server.baseURL)/hang")])
+                    .sorted { $0.index < $1.index }
+            }
+            #expect(results.map(\.error?.kind) == [.timeout, .timeout])
+            #expect(results.map(\.error?.status) == [200, nil])
         }
     }
 }

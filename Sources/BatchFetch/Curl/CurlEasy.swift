@@ -239,32 +239,23 @@ final class CurlEasy {
     /// - Returns: the response or error, and the server's `Retry-After` header if it sent one.
     func finish(queued: Duration) -> (outcome: Result<Response, FetchError>, retryAfter: String?) {
         defer { self.reset() }
-        let code = self.resultCode
-        guard code == CURLE_OK else {
-            if self.receiver.pointee.bodyExceededLimit {
-                return (
-                    .failure(
-                        FetchError(
-                            kind: .tooLarge,
-                            message:
-                                "body larger than the configured maximum of "
-                                + "\(self.configuration.effectiveMaxBodyBytes) bytes; raise it with --max-body"
-                        )),
-                    nil
-                )
-            }
-            if let spool = self.receiver.pointee.spool, spool.failure != 0 {
-                return (.failure(spool.writeError), nil)
-            }
-            if self.receiver.pointee.outOfMemory {
-                return (.failure(FetchError(kind: .other, message: "out of memory receiving the response")), nil)
-            }
-            let detail = String(cString: self.errorBuffer)
-            return (.failure(FetchError(curlCode: code, detail: detail)), nil)
-        }
         let h = self.handle
+        // Non-zero once a status line arrived, also when the transfer failed after it.
         var status = 0
         _ = ccurl_easy_getinfo_long(h, CURLINFO_RESPONSE_CODE, &status)
+        let code = self.resultCode
+        guard code == CURLE_OK else {
+            // A final status that arrived before the failure (a timeout mid-body, a body over the
+            // limit, a file that could not be written) stays with the error; an interim 1xx is none.
+            let error = self.failure(code)
+            return (
+                .failure(
+                    FetchError(
+                        kind: error.kind, message: error.message, status: status >= 200 ? status : nil,
+                        snippet: error.snippet)),
+                nil
+            )
+        }
         var effectiveURL = self.transfer?.request.url ?? ""
         if case .follow = self.configuration.redirects {
             var redirects = 0
@@ -294,7 +285,7 @@ final class CurlEasy {
         do throws(FetchError) {
             spooled = try self.receiver.pointee.finishSpool()
         } catch {
-            return (.failure(error), nil)
+            return (.failure(FetchError(kind: error.kind, message: error.message, status: status)), nil)
         }
         let body = self.receiver.pointee.takeBody()
         let response = Response(
@@ -310,6 +301,25 @@ final class CurlEasy {
             newConnections: connects
         )
         return (.success(response), retryAfter)
+    }
+
+    /// Why the attempt failed with `code`: what this handle's receiver saw first (a body over the
+    /// limit, a file not written, memory), else libcurl's code and error text.
+    private func failure(_ code: CURLcode) -> FetchError {
+        if self.receiver.pointee.bodyExceededLimit {
+            return FetchError(
+                kind: .tooLarge,
+                message:
+                    "body larger than the configured maximum of "
+                    + "\(self.configuration.effectiveMaxBodyBytes) bytes; raise it with --max-body")
+        }
+        if let spool = self.receiver.pointee.spool, spool.failure != 0 {
+            return spool.writeError
+        }
+        if self.receiver.pointee.outOfMemory {
+            return FetchError(kind: .other, message: "out of memory receiving the response")
+        }
+        return FetchError(curlCode: code, detail: String(cString: self.errorBuffer))
     }
 
     /// Forgets the finished transfer; keeps the options that do not change between requests.
