@@ -135,6 +135,10 @@ public struct FetchResult: Sendable {
     /// attempt, and the waits before retries (``Timings/total`` is the last attempt's alone).
     /// `nil` when it sent nothing: refused, answered by the cache or by another's transfer.
     public let totalTime: Duration?
+    /// Why the engine stopped retrying an outcome worth retrying (a 503, a timeout): retries
+    /// exhausted, or a `Retry-After` longer than it waits. `nil` otherwise, and on results
+    /// another's transfer answered.
+    public let gaveUp: RetryPolicy.GiveUp?
     /// Set by the engine thread on the result of a request its cache let through: the consumer
     /// completes it (``HTTPCache/complete(_:)``), so storing stays off the engine thread.
     var cacheCompletion: HTTPCache.Completion?
@@ -142,7 +146,7 @@ public struct FetchResult: Sendable {
     /// Creates a result.
     public init(
         index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int, cache: CacheOutcome? = nil,
-        sharedWith: Int? = nil, totalTime: Duration? = nil
+        sharedWith: Int? = nil, totalTime: Duration? = nil, gaveUp: RetryPolicy.GiveUp? = nil
     ) {
         self.index = index
         self.request = request
@@ -152,6 +156,7 @@ public struct FetchResult: Sendable {
         self.sharedWith = sharedWith
         self.sharedWithTag = nil
         self.totalTime = totalTime
+        self.gaveUp = gaveUp
     }
 
     /// A result of a transfer's waiter; the cache completes it when it let the request through
@@ -159,7 +164,7 @@ public struct FetchResult: Sendable {
     init(
         index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int,
         cacheCompletion: HTTPCache.Completion?, sharedWith: Int? = nil, sharedWithTag: Int? = nil,
-        totalTime: Duration? = nil
+        totalTime: Duration? = nil, gaveUp: RetryPolicy.GiveUp? = nil
     ) {
         self.index = index
         self.request = request
@@ -170,6 +175,7 @@ public struct FetchResult: Sendable {
         self.sharedWith = sharedWith
         self.sharedWithTag = sharedWithTag
         self.totalTime = totalTime
+        self.gaveUp = gaveUp
     }
 
     /// The response, if there is one.

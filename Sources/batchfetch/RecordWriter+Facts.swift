@@ -37,11 +37,33 @@ extension RecordWriter {
         }
     }
 
-    mutating func error(_ error: FetchError) {
+    /// `"error"`, its message followed by why retrying stopped when the engine gave up on an
+    /// outcome worth retrying: a record must not look as if a 503 was never retried.
+    mutating func error(_ error: FetchError, gaveUp: RetryPolicy.GiveUp?) {
         self.json.raw(",\"error\":{\"kind\":")
         self.json.string(error.kind.rawValue)
         self.json.raw(",\"message\":")
-        self.json.string(error.message)
+        if let gaveUp {
+            self.json.string(error.message + Self.explanation(of: gaveUp))
+        } else {
+            self.json.string(error.message)
+        }
         self.json.raw("}")
+    }
+
+    static func explanation(of gaveUp: RetryPolicy.GiveUp) -> String {
+        switch gaveUp {
+        case .retriesExhausted(let attempts):
+            return "; gave up after \(attempts) attempts"
+        case .retryAfterTooLong(let requested, let limit):
+            return "; the server asked to retry after \(Self.seconds(requested)) s, longer than the "
+                + "\(Self.seconds(limit)) s batchfetch waits"
+        }
+    }
+
+    /// Whole seconds, rounded up: a wait just over the limit must not read as equal to it.
+    private static func seconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(seconds) + (attoseconds > 0 ? 1 : 0)
     }
 }

@@ -74,7 +74,7 @@ struct RecordWriter {
             self.totalTime(result)
             self.json.raw(",\"content_type\":null")
             self.json.raw(self.files == nil ? ",\"body\":null" : ",\"file\":null,\"sha256\":null")
-            self.error(error)
+            self.error(error, gaveUp: result.gaveUp)
             self.end(result)
             return error.kind
         }
@@ -123,7 +123,8 @@ struct RecordWriter {
             }
         }
         if let failure {
-            self.error(failure)
+            // Why retrying stopped explains the status, not what the body or its file did.
+            self.error(failure, gaveUp: failure.kind == .httpStatus ? result.gaveUp : nil)
             self.end(result)
             return failure.kind
         }

@@ -114,4 +114,21 @@ struct FetchTransferFactsTests {
             #expect(records.values.allSatisfy { $0["ok"] as? Bool == false })
         }
     }
+
+    @Test func theErrorSaysWhyRetryingStopped() async throws {
+        try await TestHTTPServer.with { server in
+            // Two runs: the server's pause holds back every request to its host.
+            let (_, paused) = try await self.fetch([
+                "--retries", "1", "\(server.baseURL)/flaky?key=long&fail=9&status=503&retryAfter=120",
+            ])
+            #expect(paused[0]?["status"] as? Int == 503 && paused[0]?["attempts"] as? Int == 1)
+            let tooLong = try #require(paused[0]?["error"] as? [String: Any])
+            #expect(
+                tooLong["message"] as? String
+                    == "HTTP status 503; the server asked to retry after 120 s, longer than the 60 s batchfetch waits")
+            let (_, failing) = try await self.fetch(["--retries", "1", "\(server.baseURL)/status/502"])
+            let exhausted = try #require(failing[0]?["error"] as? [String: Any])
+            #expect(exhausted["message"] as? String == "HTTP status 502; gave up after 2 attempts")
+        }
+    }
 }

@@ -110,6 +110,8 @@ struct EngineStateMachineTests {
         harness.deliver()
         #expect(harness.record.results.map(\.request.url) == [Self.b])
         #expect(harness.record.results.map(\.status) == [503])
+        #expect(
+            harness.record.results.map(\.gaveUp) == [.retryAfterTooLong(requested: .seconds(6), limit: .seconds(5))])
         harness.advance(by: .milliseconds(2999))
         #expect(harness.admit().started.isEmpty)
         harness.advance(by: .milliseconds(1))
@@ -127,6 +129,7 @@ struct EngineStateMachineTests {
         harness.deliver()
         #expect(harness.record.results.map(\.status) == [502])
         #expect(harness.record.results.map(\.attempts) == [2])
+        #expect(harness.record.results.map(\.gaveUp) == [.retriesExhausted(attempts: 2)])
         // From the first attempt's start, the wait for the retry included.
         #expect(harness.record.results.map(\.totalTime) == [.seconds(1)])
     }

@@ -55,6 +55,29 @@ struct RetryPolicyTests {
         #expect(self.decide(status: 429, retryAfter: .seconds(61)) == .done)
     }
 
+    @Test func keepingAnOutcomeWorthRetryingSaysWhy() {
+        func gaveUp(
+            _ policy: RetryPolicy? = nil, attempt: Int = 1, method: Request.Method = .get, status: Int? = nil,
+            error: FetchError.Kind? = nil, retryAfter: Duration? = nil
+        ) -> RetryPolicy.GiveUp? {
+            var generator = SeededGenerator(seed: 7)
+            return (policy ?? self.policy).decision(
+                attempt: attempt, method: method, status: status, error: error, retryAfter: retryAfter,
+                using: &generator
+            ).gaveUp
+        }
+        #expect(gaveUp(attempt: 4, status: 503) == .retriesExhausted(attempts: 4))
+        #expect(gaveUp(attempt: 4, error: .timeout) == .retriesExhausted(attempts: 4))
+        #expect(
+            gaveUp(status: 429, retryAfter: .seconds(61))
+                == .retryAfterTooLong(requested: .seconds(61), limit: .seconds(60)))
+        #expect(gaveUp(status: 503) == nil, "retried, not kept")
+        // Outcomes not worth retrying, and retries turned off, need no reason.
+        #expect(gaveUp(attempt: 4, status: 404) == nil)
+        #expect(gaveUp(attempt: 4, method: .post, status: 500) == nil)
+        #expect(gaveUp(RetryPolicy.none, status: 503) == nil)
+    }
+
     @Test func backoffIsFullJitterUnderAnExponentialCeiling() {
         var generator = SeededGenerator(seed: 42)
         for attempt in 1...6 {

@@ -31,7 +31,7 @@ extension EngineLoop.StateMachine {
                 self.hostPauses = self.hostPauses.filter { $0.value > now }
             }
         }
-        let decision = self.retry.decide(
+        let (decision, gaveUp) = self.retry.decision(
             attempt: transfer.attempts,
             method: transfer.request.method,
             status: status,
@@ -43,13 +43,16 @@ extension EngineLoop.StateMachine {
         case .retry(let delay):
             self.schedule(transfer, at: now &+ UInt64(max(0, delay.nanoseconds)))
         case .done:
-            self.finish(transfer, outcome, now: now)
+            self.finish(transfer, outcome, now: now, gaveUp: gaveUp)
         }
     }
 
     /// Delivers `outcome` to every waiter of `transfer`, which ended at `now`, and keeps it for
-    /// replay.
-    mutating func finish(_ transfer: Transfer, _ outcome: Result<Response, FetchError>, now: UInt64) {
+    /// replay; `gaveUp` says why a retryable outcome was not retried, on the owner's result.
+    mutating func finish(
+        _ transfer: Transfer, _ outcome: Result<Response, FetchError>, now: UInt64,
+        gaveUp: RetryPolicy.GiveUp? = nil
+    ) {
         if self.deduplicate {
             if transfer.isIndexed, let hash = transfer.hash,
                 let cost = self.replay.cost(of: outcome, request: transfer.request)
@@ -81,7 +84,7 @@ extension EngineLoop.StateMachine {
             owner.sink,
             FetchResult(
                 index: owner.index, request: transfer.request, outcome: outcome, attempts: transfer.attempts,
-                cacheCompletion: owner.cache, totalTime: total))
+                cacheCompletion: owner.cache, totalTime: total, gaveUp: gaveUp))
         for waiter in waiters.dropFirst() {
             self.outbox.append(waiter.sink, Self.sharedResult(for: waiter, of: transfer, transfer.request, outcome))
         }

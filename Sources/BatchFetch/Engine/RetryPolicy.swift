@@ -55,6 +55,15 @@ public struct RetryPolicy: Sendable, Hashable {
         case done
     }
 
+    /// Why an outcome worth retrying was kept: what a record says so that a request that stopped
+    /// being retried does not look as if it never was.
+    public enum GiveUp: Sendable, Hashable {
+        /// Every retry the policy allows was made: this many attempts in all.
+        case retriesExhausted(attempts: Int)
+        /// The server's `Retry-After` asked for a longer wait than ``RetryPolicy/maxRetryAfter``.
+        case retryAfterTooLong(requested: Duration, limit: Duration)
+    }
+
     /// Decides whether attempt number `attempt` (1 for the first) is tried again.
     ///
     /// - Parameters:
@@ -69,32 +78,51 @@ public struct RetryPolicy: Sendable, Hashable {
         retryAfter: Duration?,
         using generator: inout some RandomNumberGenerator
     ) -> Decision {
-        guard attempt <= self.maxRetries else {
-            return .done
-        }
+        self.decision(
+            attempt: attempt, method: method, status: status, error: error, retryAfter: retryAfter,
+            using: &generator
+        ).decision
+    }
+
+    /// Like ``decide(attempt:method:status:error:retryAfter:using:)``, and when it keeps an outcome
+    /// that was worth retrying, why (with retries off, a kept outcome needs no reason).
+    func decision(
+        attempt: Int,
+        method: Request.Method,
+        status: Int?,
+        error: FetchError.Kind?,
+        retryAfter: Duration?,
+        using generator: inout some RandomNumberGenerator
+    ) -> (decision: Decision, gaveUp: GiveUp?) {
         if let status {
             guard self.retryableStatuses.contains(status) else {
-                return .done
+                return (.done, nil)
             }
             // A non-idempotent request that reached the server is retried only when the server
             // said it did not process it (429, 503).
             if !method.isIdempotent && status != 429 && status != 503 {
-                return .done
+                return (.done, nil)
             }
         } else if let error {
             guard self.retryableErrors.contains(error) else {
-                return .done
+                return (.done, nil)
             }
             if !method.isIdempotent && error != .connectFailed {
-                return .done
+                return (.done, nil)
             }
         } else {
-            return .done
+            return (.done, nil)
+        }
+        guard attempt <= self.maxRetries else {
+            return (.done, self.maxRetries > 0 ? .retriesExhausted(attempts: attempt) : nil)
         }
         if let retryAfter {
-            return retryAfter <= self.maxRetryAfter ? .retry(after: max(retryAfter, .zero)) : .done
+            guard retryAfter <= self.maxRetryAfter else {
+                return (.done, .retryAfterTooLong(requested: retryAfter, limit: self.maxRetryAfter))
+            }
+            return (.retry(after: max(retryAfter, .zero)), nil)
         }
-        return .retry(after: self.backoff(attempt: attempt, using: &generator))
+        return (.retry(after: self.backoff(attempt: attempt, using: &generator)), nil)
     }
 
     /// A full-jitter delay for retry number `attempt`.
