@@ -139,14 +139,19 @@ public struct FetchResult: Sendable {
     /// exhausted, or a `Retry-After` longer than it waits. `nil` otherwise, and on results
     /// another's transfer answered.
     public let gaveUp: RetryPolicy.GiveUp?
+    /// How many connections the request's attempts opened, failed ones included (what a server
+    /// that never answers costs); 0 for a result that sent nothing. ``Response/newConnections``
+    /// counts the final attempt's alone.
+    public let newConnections: Int
     /// Set by the engine thread on the result of a request its cache let through: the consumer
     /// completes it (``HTTPCache/complete(_:)``), so storing stays off the engine thread.
     var cacheCompletion: HTTPCache.Completion?
 
-    /// Creates a result.
+    /// Creates a result; `newConnections` defaults to the response's.
     public init(
         index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int, cache: CacheOutcome? = nil,
-        sharedWith: Int? = nil, totalTime: Duration? = nil, gaveUp: RetryPolicy.GiveUp? = nil
+        sharedWith: Int? = nil, totalTime: Duration? = nil, newConnections: Int? = nil,
+        gaveUp: RetryPolicy.GiveUp? = nil
     ) {
         self.index = index
         self.request = request
@@ -156,6 +161,7 @@ public struct FetchResult: Sendable {
         self.sharedWith = sharedWith
         self.sharedWithTag = nil
         self.totalTime = totalTime
+        self.newConnections = newConnections ?? (try? outcome.get())?.newConnections ?? 0
         self.gaveUp = gaveUp
     }
 
@@ -164,7 +170,7 @@ public struct FetchResult: Sendable {
     init(
         index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int,
         cacheCompletion: HTTPCache.Completion?, sharedWith: Int? = nil, sharedWithTag: Int? = nil,
-        totalTime: Duration? = nil, gaveUp: RetryPolicy.GiveUp? = nil
+        totalTime: Duration? = nil, newConnections: Int = 0, gaveUp: RetryPolicy.GiveUp? = nil
     ) {
         self.index = index
         self.request = request
@@ -175,6 +181,7 @@ public struct FetchResult: Sendable {
         self.sharedWith = sharedWith
         self.sharedWithTag = sharedWithTag
         self.totalTime = totalTime
+        self.newConnections = newConnections
         self.gaveUp = gaveUp
     }
 

@@ -150,6 +150,19 @@ struct BenchCommandTests {
         }
     }
 
+    /// A server that accepts connections and never answers: every request times out, and the
+    /// connections opened for them are still counted, retries' included.
+    @Test func connectionsOpenedByRequestsThatFailedAreCounted() async throws {
+        try await TestHTTPServer.with { server in
+            let run = try self.bench([
+                "\(server.baseURL)/hang", "-n", "4", "-c", "2", "--timeout", "0.3", "--retries", "1",
+            ])
+            #expect(run.status == 1 && run.report.errors == ["timeout": 4], "\(run.stderr)")
+            // A timed-out connection is closed, not reused: one per attempt.
+            #expect(run.report.connections == 8 && server.snapshot.connectionsAccepted == 8)
+        }
+    }
+
     @Test func aTimedRunStopsByItselfAndTheTextReportHasABarChart() async throws {
         try await ReplicaServer.withServer(self.replica(latency: 5)) { server in
             let started = Date()

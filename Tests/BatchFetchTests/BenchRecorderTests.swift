@@ -51,6 +51,16 @@ struct BenchRecorderTests {
         #expect(recorder.tlsHandshake.isEmpty, "no TLS over plain HTTP")
     }
 
+    @Test func connectionsOpenedByFailedRequestsAreCounted() {
+        var recorder = self.sample()
+        let timedOut = FetchResult(
+            index: 0, request: Request("http://h/"), outcome: .failure(FetchError(kind: .timeout, message: "x")),
+            attempts: 2, newConnections: 2)
+        recorder.record(timedOut)
+        #expect(recorder.connections == 4 + 2)
+        #expect(recorder.connect.count == 4, "a failure has no phases to record")
+    }
+
     @Test func responsesAreCountedByTheHTTPVersionTheyCameOverInTheReportToo() throws {
         var recorder = BenchRecorder()
         for version in [HTTPVersion.http2, .http2, .http1_1] {

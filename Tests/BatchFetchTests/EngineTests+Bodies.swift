@@ -36,6 +36,7 @@ extension EngineTests {
             }
             #expect(results.map(\.error?.kind) == [.timeout, .timeout])
             #expect(results.map(\.error?.status) == [200, nil])
+            #expect(results.map(\.newConnections) == [1, 1], "failed attempts open connections too")
         }
     }
 }

@@ -236,13 +236,18 @@ final class CurlEasy {
     }
 
     /// Collects the outcome of the finished attempt and resets the handle for its next transfer.
-    /// - Returns: the response or error, and the server's `Retry-After` header if it sent one.
-    func finish(queued: Duration) -> (outcome: Result<Response, FetchError>, retryAfter: String?) {
+    /// - Returns: the response or error, the server's `Retry-After` header if it sent one, and how
+    ///   many connections the attempt opened, whether it failed or not.
+    func finish(queued: Duration) -> (
+        outcome: Result<Response, FetchError>, retryAfter: String?, newConnections: Int
+    ) {
         defer { self.reset() }
         let h = self.handle
         // Non-zero once a status line arrived, also when the transfer failed after it.
         var status = 0
         _ = ccurl_easy_getinfo_long(h, CURLINFO_RESPONSE_CODE, &status)
+        var connects = 0
+        _ = ccurl_easy_getinfo_long(h, CURLINFO_NUM_CONNECTS, &connects)
         let code = self.resultCode
         guard code == CURLE_OK else {
             // A final status that arrived before the failure (a timeout mid-body, a body over the
@@ -253,7 +258,7 @@ final class CurlEasy {
                     FetchError(
                         kind: error.kind, message: error.message, status: status >= 200 ? status : nil,
                         snippet: error.snippet)),
-                nil
+                nil, connects
             )
         }
         var effectiveURL = self.transfer?.request.url ?? ""
@@ -267,8 +272,6 @@ final class CurlEasy {
         }
         var version = 0
         _ = ccurl_easy_getinfo_long(h, CURLINFO_HTTP_VERSION, &version)
-        var connects = 0
-        _ = ccurl_easy_getinfo_long(h, CURLINFO_NUM_CONNECTS, &connects)
         let timings = Timings(
             queued: queued,
             nameLookup: self.microseconds(CURLINFO_NAMELOOKUP_TIME_T),
@@ -285,7 +288,7 @@ final class CurlEasy {
         do throws(FetchError) {
             spooled = try self.receiver.pointee.finishSpool()
         } catch {
-            return (.failure(FetchError(kind: error.kind, message: error.message, status: status)), nil)
+            return (.failure(FetchError(kind: error.kind, message: error.message, status: status)), nil, connects)
         }
         let body = self.receiver.pointee.takeBody()
         let response = Response(
@@ -300,7 +303,7 @@ final class CurlEasy {
             httpVersion: Self.httpVersion(version),
             newConnections: connects
         )
-        return (.success(response), retryAfter)
+        return (.success(response), retryAfter, connects)
     }
 
     /// Why the attempt failed with `code`: what this handle's receiver saw first (a body over the

@@ -8,11 +8,14 @@ extension EngineLoop.StateMachine {
     ///
     /// - Parameters:
     ///   - retryAfter: the server's `Retry-After`, already converted to a delay from `now`.
+    ///   - newConnections: the connections the attempt opened, failed or not.
     ///   - now: the monotonic clock in nanoseconds.
     mutating func transferFinished(
-        _ transfer: Transfer, _ outcome: Result<Response, FetchError>, retryAfter: Duration?, now: UInt64
+        _ transfer: Transfer, _ outcome: Result<Response, FetchError>, retryAfter: Duration?,
+        newConnections: Int = 0, now: UInt64
     ) {
         self.removeRunning(transfer)
+        transfer.newConnections += newConnections
         guard !transfer.waiters.isEmpty else {
             return
         }
@@ -84,7 +87,8 @@ extension EngineLoop.StateMachine {
             owner.sink,
             FetchResult(
                 index: owner.index, request: transfer.request, outcome: outcome, attempts: transfer.attempts,
-                cacheCompletion: owner.cache, totalTime: total, gaveUp: gaveUp))
+                cacheCompletion: owner.cache, totalTime: total, newConnections: transfer.newConnections,
+                gaveUp: gaveUp))
         for waiter in waiters.dropFirst() {
             self.outbox.append(waiter.sink, Self.sharedResult(for: waiter, of: transfer, transfer.request, outcome))
         }

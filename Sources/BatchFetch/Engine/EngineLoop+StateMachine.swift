@@ -8,7 +8,7 @@ extension EngineLoop {
     ///
     /// The loop (``EngineLoop``) owns libcurl: it takes the inbox, polls, and turns what libcurl
     /// reports into events here (``receive(_:decide:deliver:stop:)``,
-    /// ``transferFinished(_:_:retryAfter:now:)``, ``timerFired(now:)``); it asks for work with
+    /// ``transferFinished(_:_:retryAfter:newConnections:now:)``, ``timerFired(now:)``); it asks for work with
     /// ``nextAdmission(now:)`` until there is none, and is told how long to sleep by
     /// ``passEnded(now:rateWait:deliver:)``. So the decisions are tested with made-up transfers,
     /// outcomes and clock values, without libcurl or a server.

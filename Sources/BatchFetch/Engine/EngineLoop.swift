@@ -147,11 +147,12 @@ final class EngineLoop {
             preconditionFailure("completed easy handle carries no transfer")
         }
         let queued = Duration.nanoseconds(Int64(transfer.startedAt &- transfer.submittedAt))
-        let (outcome, retryAfterValue) = easy.finish(queued: queued)
+        let (outcome, retryAfterValue, connections) = easy.finish(queued: queued)
         transfer.easy = nil
         self.idle.append(easy)
         let retryAfter = retryAfterValue.flatMap { parseRetryAfter($0, now: Date()) }
-        self.machine.transferFinished(transfer, outcome, retryAfter: retryAfter, now: MonotonicClock.now())
+        self.machine.transferFinished(
+            transfer, outcome, retryAfter: retryAfter, newConnections: connections, now: MonotonicClock.now())
     }
 
     // MARK: - shutdown

@@ -15,6 +15,8 @@ final class Transfer {
     var attempts = 0
     /// When the first attempt started; 0 until then.
     var startedAt: UInt64 = 0
+    /// Connections its attempts opened, failed ones included.
+    var newConnections = 0
     /// The easy handle carrying the current attempt, while one is in flight: the engine loop's
     /// link from a transfer its state machine stops to the handle to take out of the multi handle.
     var easy: CurlEasy?

@@ -17,7 +17,7 @@ public struct BenchRecorder: Sendable {
     public private(set) var errors: [FetchError.Kind: Int] = [:]
     /// Body bytes received, decoded.
     public private(set) var bytes = 0
-    /// Connections opened (the sum of ``Response/newConnections``).
+    /// Connections opened, by failed attempts too (the sum of ``FetchResult/newConnections``).
     public private(set) var connections = 0
     /// Responses by the HTTP version they came over (what ALPN or prior knowledge settled on).
     public private(set) var protocols: [HTTPVersion: Int] = [:]
@@ -50,6 +50,7 @@ public struct BenchRecorder: Sendable {
     public mutating func record(_ result: FetchResult, latency: Duration? = nil) {
         self.requests += 1
         self.retries += Swift.max(0, result.attempts - 1)
+        self.connections += result.newConnections
         switch result.outcome {
         case .failure(let error):
             self.errors[error.kind, default: 0] += 1
@@ -59,7 +60,6 @@ public struct BenchRecorder: Sendable {
             }
             self.statuses[response.status, default: 0] += 1
             self.bytes += response.bodyByteCount
-            self.connections += response.newConnections
             self.protocols[response.httpVersion, default: 0] += 1
             let timings = response.timings
             self.latency.record(latency ?? timings.total)
