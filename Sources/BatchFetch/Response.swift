@@ -128,24 +128,54 @@ public struct FetchResult: Sendable {
     ///
     /// The index is in the batch that made the transfer: this batch, unless several batches
     /// run on one engine at once.
-    public let sharedWith: Int?
+    public var sharedWith: Int? { self.facts.sharedIndex >= 0 ? self.facts.sharedIndex : nil }
     /// With ``sharedWith``: the ``Request/tag`` of the request whose transfer answered this one.
-    package let sharedWithTag: Int?
+    package var sharedWithTag: Int? { self.facts.sharedTag == .min ? nil : self.facts.sharedTag }
     /// How long the request took, from its first attempt's start to the end of its last: every
     /// attempt, and the waits before retries (``Timings/total`` is the last attempt's alone).
     /// `nil` when it sent nothing: refused, answered by the cache or by another's transfer.
-    public let totalTime: Duration?
+    public var totalTime: Duration? {
+        self.facts.totalNanoseconds >= 0 ? .nanoseconds(self.facts.totalNanoseconds) : nil
+    }
     /// Why the engine stopped retrying an outcome worth retrying (a 503, a timeout): retries
     /// exhausted, or a `Retry-After` longer than it waits. `nil` otherwise, and on results
     /// another's transfer answered.
-    public let gaveUp: RetryPolicy.GiveUp?
+    public var gaveUp: RetryPolicy.GiveUp? { self.facts.gaveUp }
     /// How many connections the request's attempts opened, failed ones included (what a server
     /// that never answers costs); 0 for a result that sent nothing. ``Response/newConnections``
     /// counts the final attempt's alone.
-    public let newConnections: Int
+    public var newConnections: Int { self.facts.newConnections }
     /// Set by the engine thread on the result of a request its cache let through: the consumer
     /// completes it (``HTTPCache/complete(_:)``), so storing stays off the engine thread.
     var cacheCompletion: HTTPCache.Completion?
+    private let facts: TransferFacts
+
+    /// What the engine says of the transfer behind a result, packed: every result moves through
+    /// several queues between the engine thread and its consumer, and as five optionals these
+    /// would take more than twice the bytes.
+    private struct TransferFacts {
+        /// -1: none.
+        var sharedIndex: Int
+        /// `Int.min`: none.
+        var sharedTag: Int
+        /// -1: none.
+        var totalNanoseconds: Int64
+        var newConnections: Int
+        /// Indirect (a pointer) and set only when retrying stopped early: its durations stay out
+        /// of every other result.
+        var gaveUp: RetryPolicy.GiveUp?
+
+        init(
+            sharedWith: Int?, sharedWithTag: Int?, totalTime: Duration?, newConnections: Int,
+            gaveUp: RetryPolicy.GiveUp?
+        ) {
+            self.sharedIndex = sharedWith ?? -1
+            self.sharedTag = sharedWithTag ?? .min
+            self.totalNanoseconds = totalTime.map { max(0, $0.nanoseconds) } ?? -1
+            self.newConnections = newConnections
+            self.gaveUp = gaveUp
+        }
+    }
 
     /// Creates a result; `newConnections` defaults to the response's.
     public init(
@@ -158,11 +188,9 @@ public struct FetchResult: Sendable {
         self.outcome = outcome
         self.attempts = attempts
         self.cache = cache
-        self.sharedWith = sharedWith
-        self.sharedWithTag = nil
-        self.totalTime = totalTime
-        self.newConnections = newConnections ?? (try? outcome.get())?.newConnections ?? 0
-        self.gaveUp = gaveUp
+        self.facts = TransferFacts(
+            sharedWith: sharedWith, sharedWithTag: nil, totalTime: totalTime,
+            newConnections: newConnections ?? (try? outcome.get())?.newConnections ?? 0, gaveUp: gaveUp)
     }
 
     /// A result of a transfer's waiter; the cache completes it when it let the request through
@@ -178,11 +206,9 @@ public struct FetchResult: Sendable {
         self.attempts = attempts
         self.cache = nil
         self.cacheCompletion = cacheCompletion
-        self.sharedWith = sharedWith
-        self.sharedWithTag = sharedWithTag
-        self.totalTime = totalTime
-        self.newConnections = newConnections
-        self.gaveUp = gaveUp
+        self.facts = TransferFacts(
+            sharedWith: sharedWith, sharedWithTag: sharedWithTag, totalTime: totalTime,
+            newConnections: newConnections, gaveUp: gaveUp)
     }
 
     /// The response, if there is one.

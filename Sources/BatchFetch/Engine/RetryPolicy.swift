@@ -56,8 +56,9 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// Why an outcome worth retrying was kept: what a record says so that a request that stopped
-    /// being retried does not look as if it never was.
-    public enum GiveUp: Sendable, Hashable {
+    /// being retried does not look as if it never was. Indirect: results carry it, nearly always
+    /// `nil`, and then it takes a pointer's room, not its durations'.
+    public indirect enum GiveUp: Sendable, Hashable {
         /// Every retry the policy allows was made: this many attempts in all.
         case retriesExhausted(attempts: Int)
         /// The server's `Retry-After` asked for a longer wait than ``RetryPolicy/maxRetryAfter``.
