@@ -44,9 +44,10 @@ final class FetchTally: Sendable {
             s.records += 1
             s.requests += result.attempts
             s.retries += max(0, result.attempts - 1)
-            s.bytes += result.response?.bodyByteCount ?? 0
-            if let version = result.response?.httpVersion {
-                s.protocols[version.rawValue, default: 0] += 1
+            // A copy of another record's response (its attempts are 0) moved no bytes of its own.
+            if result.sharedWith == nil, let response = result.response {
+                s.bytes += response.bodyByteCount
+                s.protocols[response.httpVersion.rawValue, default: 0] += 1
             }
             if let failure {
                 s.failed += 1

@@ -45,6 +45,8 @@ struct FetchTransferFactsTests {
             let summary = try self.stats(stats)
             #expect(summary["requests"] as? Int == 4 && summary["retries"] as? Int == 2, "\(summary)")
             #expect(summary["records"] as? Int == 5)
+            // "status 500" and a 64-byte document, each received once.
+            #expect(summary["bytes"] as? Int == 10 + 64 && summary["protocols"] as? [String: Int] == ["HTTP/1.1": 2])
 
             let (_, separate) = try await self.fetch(["--retries", "2", "--no-dedup", "--stats", stats] + lines)
             #expect(server.snapshot.requests == 4 + 11, "every line sent, each 500 three times")
