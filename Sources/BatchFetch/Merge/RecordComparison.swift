@@ -1,7 +1,7 @@
 /// Whether two records of one index say the same thing: equal bytes once the values of
-/// `attempts`, `time_ms` and `total_ms` are left out, and `shared_with` altogether, as they describe the
-/// transfer, not its result (a shard run twice differs there and nowhere else; whether a repeated
-/// line shares a transfer depends on what else was in flight).
+/// `attempts`, `time_ms` and `total_ms` are left out, and `shared_with` altogether, as they
+/// describe the transfer, not its result (a shard run twice differs there and nowhere else;
+/// whether a repeated line shares a transfer depends on what else was in flight).
 enum RecordComparison {
     /// Both records are whole lines as `fetch` writes them; their fields up to `body` are fixed
     /// and hold no free text but the URL, a JSON string in which `,"` cannot appear unescaped,
