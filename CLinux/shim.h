@@ -2,7 +2,7 @@
 //
 // Why this shim exists: mallopt and its M_* parameters live in <malloc.h>, which the Glibc module
 // does not include; sync_file_range needs _GNU_SOURCE, which it does not define; O_TMPFILE is a
-// macro of two others, which Swift does not import; pthread_setname_np needs _GNU_SOURCE. The functions below are `static inline` and
+// macro of two others, which Swift does not import; pthread_setname_np and memrchr need _GNU_SOURCE. The functions below are `static inline` and
 // prefixed `clinux_`, so the header adds no symbols of its own. Where the C library lacks a call,
 // its function does nothing.
 #ifndef CLINUX_SHIM_H
@@ -18,6 +18,8 @@
 #include <malloc.h>
 #include <pthread.h>
 #endif
+#include <stddef.h>
+#include <string.h>
 
 /// Keeps freed memory in the heap for reuse: returns the top of a heap to the kernel only past
 /// `trim_bytes` free, and serves allocations below `mmap_bytes` from the heap instead of their own
@@ -57,6 +59,23 @@ static inline int clinux_start_writeback(int fd) {
 #else
     (void)fd;
     return 0;
+#endif
+}
+
+/// The last `byte` among the `count` bytes at `bytes`, or NULL: glibc's memrchr, for reading a
+/// block of lines from its end (a loop where the C library lacks it).
+static inline const void *clinux_memrchr(const void *bytes, int byte, size_t count) {
+#if defined(__GLIBC__)
+    return memrchr(bytes, byte, count);
+#else
+    const unsigned char *start = bytes;
+    while (count > 0) {
+        count -= 1;
+        if (start[count] == (unsigned char)byte) {
+            return start + count;
+        }
+    }
+    return NULL;
 #endif
 }
 

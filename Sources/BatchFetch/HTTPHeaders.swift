@@ -1,3 +1,5 @@
+internal import CLinux
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -37,25 +39,40 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
         raw.append(contentsOf: "\r\n".utf8)
     }
 
-    /// The value of the first field with this name (case-insensitive), without surrounding spaces.
+    /// The value of the last field with this name (case-insensitive), without surrounding spaces.
+    ///
+    /// For a field that may appear once (`Content-Type`, `ETag`, `Retry-After`): one sent twice
+    /// reads as the last, as curl reads it (`%{content_type}`, `Retry-After`) and browsers read
+    /// `Content-Type` (Fetch, "extract a MIME type"). ``values(for:)`` has every one.
     public subscript(name: String) -> String? {
+        self.lastValue(for: name, skippingEmpty: false)
+    }
+
+    /// The value of the last field with this name whose value is not empty: how curl reads
+    /// `Content-Type`, where an empty one says nothing (``Response/contentType``).
+    func lastNonEmptyValue(for name: String) -> String? {
+        self.lastValue(for: name, skippingEmpty: true)
+    }
+
+    private func lastValue(for name: String, skippingEmpty: Bool) -> String? {
         // Compared as bytes: only the matching field's value becomes a String (this runs for
         // every record, and most responses carry a dozen fields).
         var name = name
         return name.withUTF8 { wanted in
             self.raw.withUnsafeBufferPointer { raw in
-                Self.firstValue(named: wanted, in: raw).map {
+                Self.lastValue(named: wanted, in: raw, skippingEmpty: skippingEmpty).map {
                     String(decoding: UnsafeBufferPointer(rebasing: raw[$0]), as: UTF8.self)
                 }
             }
         }
     }
 
-    /// The trimmed value of the first line `wanted: value` (name ASCII case-insensitive): the
-    /// lines ``FieldIterator`` yields, found with `memchr` and without looking for the colon of
-    /// every line, since a match must have its colon right after the name.
-    private static func firstValue(
-        named wanted: UnsafeBufferPointer<UInt8>, in raw: UnsafeBufferPointer<UInt8>
+    /// The trimmed value of the last line `wanted: value` (name ASCII case-insensitive): the
+    /// lines ``FieldIterator`` yields, read from the end with `memrchr`, so that the lines before
+    /// the match are never read, and without looking for the colon of every line, since a match
+    /// must have its colon right after the name.
+    private static func lastValue(
+        named wanted: UnsafeBufferPointer<UInt8>, in raw: UnsafeBufferPointer<UInt8>, skippingEmpty: Bool
     ) -> Range<Int>? {
         let count = wanted.count
         // A field name holds no colon and is never empty: such a name matches nothing.
@@ -63,11 +80,12 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
             return nil
         }
         let first = wanted[0].asciiLowercased
-        var lineStart = 0
-        while lineStart < raw.count {
-            var end = raw.count
-            if let found = memchr(base + lineStart, 0x0A, raw.count - lineStart) {
-                end = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+        // The current line runs from `lineStart` to `end`, its line feed (or the block's end).
+        var end = raw.count
+        while true {
+            var lineStart = 0
+            if end > 0, let lineFeed = clinux_memrchr(base, 0x0A, end) {
+                lineStart = UnsafeRawPointer(base).distance(to: lineFeed) + 1
             }
             var lineEnd = end
             if lineEnd > lineStart && raw[lineEnd - 1] == UInt8(ascii: "\r") {
@@ -86,11 +104,15 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
                 while valueEnd > valueStart && (raw[valueEnd - 1] == 0x20 || raw[valueEnd - 1] == 0x09) {
                     valueEnd -= 1
                 }
-                return valueStart..<valueEnd
+                if valueStart < valueEnd || !skippingEmpty {
+                    return valueStart..<valueEnd
+                }
             }
-            lineStart = end + 1
+            guard lineStart > 0 else {
+                return nil
+            }
+            end = lineStart - 1
         }
-        return nil
     }
 
     /// The values of every field with this name, in order.

@@ -29,8 +29,9 @@ public struct Response: Sendable {
     /// How many new connections the final attempt opened (0 when it reused one).
     public let newConnections: Int
 
-    /// The `Content-Type` header, if any.
-    public var contentType: String? { self.headers["content-type"] }
+    /// The `Content-Type` header, if any: the last non-empty one when the server sent several, as
+    /// curl reads it (`%{content_type}`).
+    public var contentType: String? { self.headers.lastNonEmptyValue(for: "content-type") }
 
     /// Creates a response (the engine does this; public for tests and custom transports).
     public init(

@@ -146,6 +146,8 @@ final class TestHTTPHandler: ChannelInboundHandler {
             } else {
                 self.respond(context: context, status: .ok, body: "{\"compressed\":true}", type: "application/json")
             }
+        case "/typed":
+            self.respondTyped(context: context, items: components?.queryItems ?? [])
         case "/headers":
             let lines = head.headers.map { "\($0.name.lowercased()): \($0.value)" }.joined(separator: "\n")
             self.respond(context: context, status: .ok, body: lines)

@@ -32,6 +32,7 @@ import Synchronization
 /// - `/drip` — headers with `Content-Length: 64`, then one byte a second
 /// - `/headers-then-close` — headers with `Content-Length: 100`, then closes
 /// - `/headers` — the request's header fields, one `name: value` per line
+/// - `/typed?hex=HEX&type=T&type=T2` — the bytes HEX spells, one `Content-Type` per `type` (none without)
 /// - `/cached?cc=V` — 200 with `Cache-Control: V` and `ETag: "v1"`, a body counting the requests
 /// - `/gzip` — `{"compressed":true}`, gzip-encoded (`Content-Encoding: gzip`) when the request's
 ///   `Accept-Encoding` lists gzip, plain otherwise
