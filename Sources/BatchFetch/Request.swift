@@ -136,19 +136,28 @@ public struct HeaderField: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension Request {
-    /// Checks what can be checked before any byte is sent: the URL's scheme, form and length, and
-    /// the header fields.
+    /// Checks what can be checked before any byte is sent: the URL's scheme, form and length, an
+    /// international host name's ASCII form (see ``IDNA``), and the header fields.
     ///
     /// libcurl would reject most of these too, but only after the request took a transfer slot;
     /// checking here turns each into an error record in place and keeps bad input off the wire.
     /// - Returns: the reason the request cannot be sent, or `nil`.
     public func validate(maxURLLength: Int = 8192) -> FetchError? {
         // Over the contiguous UTF-8 bytes: this runs for every submitted request.
+        var hasNonASCII = false
         let problem =
-            self.url.utf8.withContiguousStorageIfAvailable { Self.urlProblem($0, maxURLLength: maxURLLength) }
-            ?? Self.urlProblem(Array(self.url.utf8), maxURLLength: maxURLLength)
+            self.url.utf8.withContiguousStorageIfAvailable {
+                Self.urlProblem($0, maxURLLength: maxURLLength, hasNonASCII: &hasNonASCII)
+            } ?? Self.urlProblem(Array(self.url.utf8), maxURLLength: maxURLLength, hasNonASCII: &hasNonASCII)
         if let problem {
             return self.error(for: problem, maxURLLength: maxURLLength)
+        }
+        if hasNonASCII {
+            do throws(FetchError) {
+                _ = try IDNA.asciiURL(self.url)
+            } catch {
+                return error
+            }
         }
         for field in self.headers {
             if let error = field.validationError() {
@@ -162,8 +171,9 @@ extension Request {
         case empty, tooLong, controlCharacter, noScheme, notAbsolute, unsupportedScheme(String), noSlashes, noHost
     }
 
+    /// What is wrong with the URL `bytes`, if anything; sets `hasNonASCII` when a byte is over 0x7F.
     private static func urlProblem<Bytes: RandomAccessCollection<UInt8>>(
-        _ bytes: Bytes, maxURLLength: Int
+        _ bytes: Bytes, maxURLLength: Int, hasNonASCII: inout Bool
     ) -> URLProblem? where Bytes.Index == Int {
         if bytes.isEmpty {
             return .empty
@@ -171,8 +181,12 @@ extension Request {
         if bytes.count > maxURLLength {
             return .tooLong
         }
-        if bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
-            return .controlCharacter
+        // One pass finds both: an all-ASCII URL pays nothing for the non-ASCII test.
+        if bytes.contains(where: { $0 <= 0x20 || $0 >= 0x7F }) {
+            if bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) {
+                return .controlCharacter
+            }
+            hasNonASCII = true
         }
         guard let schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")) else {
             return .noScheme

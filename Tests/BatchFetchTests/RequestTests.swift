@@ -62,3 +62,20 @@ struct RequestTests {
         }
     }
 }
+
+struct RequestInternationalHostTests {
+    @Test func internationalHostsAndPathsAreValid() {
+        for url in ["http://exämple.test/x", "http://127.0.0.1/pä?q=ü", "https://例え。テスト/"] {
+            #expect(Request(url).validate() == nil, "\(url)")
+        }
+    }
+
+    /// Refused before a transfer slot is taken, with the reason, where libcurl would say only
+    /// "malformed URL" after trying.
+    @Test func hostsWithoutAnASCIIFormAreRefusedWithTheReason() {
+        let error = Request("http://ab--ä.test/").validate()
+        #expect(error?.kind == .invalidURL)
+        #expect(error?.message.contains("label 'ab--ä'") == true, "\(String(describing: error))")
+        #expect(Request("http://ä.test/\u{7F}").validate()?.message == "URL contains a space or a control character")
+    }
+}

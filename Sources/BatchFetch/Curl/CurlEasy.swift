@@ -153,7 +153,14 @@ final class CurlEasy {
     func prepare(for transfer: Transfer) -> FetchError? {
         let h = self.handle
         let request = transfer.request
-        let urlCode = ccurl_easy_setopt_string(h, CURLOPT_URL, request.url)
+        // An international host goes to libcurl in its ASCII form: see IDNA for why not libcurl's.
+        let url: String
+        do throws(FetchError) {
+            url = try IDNA.asciiURL(request.url) ?? request.url
+        } catch {
+            return error
+        }
+        let urlCode = ccurl_easy_setopt_string(h, CURLOPT_URL, url)
         guard urlCode == CURLE_OK else {
             return FetchError(curlCode: urlCode, detail: "")
         }
