@@ -9,12 +9,12 @@ import Foundation
 struct RecordWriter {
     /// How bodies go into records.
     enum BodyMode: String, CaseIterable {
-        /// Embedded JSON when the body is JSON; else a string when it is text (valid UTF-8, not a
-        /// binary media type), else base64.
+        /// Embedded JSON when the body is JSON; else a string when it is text (valid UTF-8 or in
+        /// its declared charset, not a binary media type), else base64.
         case auto
         /// Embedded JSON; a body that is not JSON makes the record fail (`invalidJSON`).
         case json
-        /// Always a string (invalid UTF-8 repaired).
+        /// Always a string (from its declared charset; invalid UTF-8 repaired).
         case text
         /// No body (`null`).
         case none
@@ -231,11 +231,11 @@ struct RecordWriter {
         case .base64:
             return (.base64(body), nil)
         case .text:
-            return (.text(body), nil)
+            return (.text(Charset.utf8(body, contentType: contentType) ?? body), nil)
         case .auto where !body.isEmpty && Self.isBinary(contentType):
             return (.base64(body), nil)
         case .auto where !Self.mayBeJSON(body):
-            return (.textOrBase64(body), nil)
+            return (.textOrBase64(Charset.utf8(body, contentType: contentType) ?? body), nil)
         case .auto, .json:
             if body.isEmpty {
                 return self.bodyMode == .auto
@@ -250,7 +250,8 @@ struct RecordWriter {
                 }
             } catch {
                 return self.bodyMode == .json
-                    ? (.literal("null"), error) : (.textOrBase64(body), nil)
+                    ? (.literal("null"), error)
+                    : (.textOrBase64(Charset.utf8(body, contentType: contentType) ?? body), nil)
             }
         }
     }

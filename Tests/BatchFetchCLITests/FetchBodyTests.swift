@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// What `fetch` makes of a body in `--body auto` and `text`: the media type that counts when two
-/// are sent.
+/// are sent, and a declared charset.
 @Suite(.serialized)
 struct FetchBodyTests {
     /// The URL of `/typed`, serving `body` with one `Content-Type` per type.
@@ -37,6 +37,49 @@ struct FetchBodyTests {
             #expect(records[1]["body"] as? String == Data(text).base64EncodedString())
             #expect(records[1]["body_encoding"] as? String == "base64")
             #expect(records[2]["content_type"] as? String == "text/plain", "an empty one says nothing, as in curl")
+        }
+    }
+
+    /// "café" in Latin-1, declared in the spellings servers use: text in `auto` and `text` alike.
+    @Test(arguments: [
+        "text/html; charset=iso-8859-1", "text/html;charset=\"ISO-8859-1\"", "TEXT/HTML ; Charset = Latin1",
+        "image/svg+xml; charset=windows-1252", "application/json; charset=iso-8859-1",
+    ])
+    func aLatin1BodyThatDeclaresItsCharsetIsText(contentType: String) async throws {
+        try await TestHTTPServer.with { server in
+            let url = self.typed(server, [0x63, 0x61, 0x66, 0xE9], [contentType])
+            for mode in ["auto", "text"] {
+                let record = try #require(try self.fetch([url], body: mode).first)
+                #expect(record["body"] as? String == "café", "\(mode): \(record)")
+                #expect(record["body_encoding"] == nil, "\(mode): \(record)")
+            }
+        }
+    }
+
+    /// Without a conversion, each mode does what it did without a charset: base64 in `auto`, each
+    /// ill-formed sequence as U+FFFD in `text`.
+    @Test(arguments: [
+        "text/plain; charset=x-no-such-charset", "text/plain; charset=iso-2022-jp", "text/plain; charset=utf-8",
+        "text/plain; charset=us-ascii", "text/plain; charset=\"utf-16//IGNORE\"",
+    ])
+    func bodiesTheirCharsetCannotDecodeKeepTodaysFallback(contentType: String) async throws {
+        try await TestHTTPServer.with { server in
+            let bytes: [UInt8] = [0x63, 0x61, 0x66, 0xE9]
+            let url = self.typed(server, bytes, [contentType])
+            let auto = try #require(try self.fetch([url]).first)
+            #expect(auto["body"] as? String == Data(bytes).base64EncodedString(), "\(auto)")
+            #expect(auto["body_encoding"] as? String == "base64")
+            let text = try #require(try self.fetch([url], body: "text").first)
+            #expect(text["body"] as? String == "caf\u{FFFD}", "\(text)")
+        }
+    }
+
+    /// JSON is embedded as it came whatever charset it declares (RFC 8259 §11: JSON is UTF-8).
+    @Test func jsonIsEmbeddedAsItIsWhateverCharsetItDeclares() async throws {
+        try await TestHTTPServer.with { server in
+            let url = self.typed(server, Array(#"{"drink":"café"}"#.utf8), ["application/json; charset=iso-8859-1"])
+            let record = try #require(try self.fetch([url]).first)
+            #expect((record["body"] as? [String: Any])?["drink"] as? String == "café", "\(record)")
         }
     }
 }
