@@ -343,8 +343,9 @@ struct RecordWriter {
         }
     }
 
-    /// Whether a media type names bytes that are not text: images, audio, video, fonts, archives
-    /// and other `application/` types that are not JSON, XML, JavaScript or a form.
+    /// Whether a media type names bytes that are not text: `image/`, `audio/`, `video/`, `font/`,
+    /// `model/` and `application/` types, except those naming JSON, XML, JavaScript or ECMAScript
+    /// (`+json`, `+xml`: `image/svg+xml` is text) and the textual ones below. README's rule.
     static func isBinary(_ contentType: String?) -> Bool {
         guard let contentType else {
             return false

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// What `fetch` makes of a body in `--body auto` and `text`: the media type that counts when two
-/// are sent, and a declared charset.
+/// are sent, a declared charset, and which types are text.
 @Suite(.serialized)
 struct FetchBodyTests {
     /// The URL of `/typed`, serving `body` with one `Content-Type` per type.
@@ -80,6 +80,36 @@ struct FetchBodyTests {
             let url = self.typed(server, Array(#"{"drink":"café"}"#.utf8), ["application/json; charset=iso-8859-1"])
             let record = try #require(try self.fetch([url]).first)
             #expect((record["body"] as? [String: Any])?["drink"] as? String == "café", "\(record)")
+        }
+    }
+
+    /// README's `--body auto` rule is what records do: `+xml` and `+json` types (SVG among them)
+    /// are text; other images, audio, video, fonts, models and `application/*` types are base64.
+    @Test func theReadmesBodyRuleIsWhatRecordsDo() async throws {
+        try await TestHTTPServer.with { server in
+            let svg = Array("<svg xmlns=\"http://www.w3.org/2000/svg\"/>".utf8)
+            let types: [(type: String, base64: Bool)] = [
+                ("image/svg+xml", false), ("application/vnd.example+xml", false), ("application/problem+json", false),
+                ("application/yaml", false), ("multipart/mixed", false), ("image/png", true),
+                ("application/octet-stream", true), ("font/woff2", true), ("model/gltf-binary", true),
+                ("audio/mpeg", true),
+            ]
+            let records = try self.fetch(types.map { self.typed(server, svg, [$0.type]) })
+            #expect(records.map { $0["body_encoding"] as? String } == types.map { $0.base64 ? "base64" : nil })
+            #expect(records[0]["body"] as? String == String(decoding: svg, as: UTF8.self))
+        }
+        let readme = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("README.md"),
+            encoding: .utf8)
+        let lines = readme.split(separator: "\n")
+        let start = try #require(lines.firstIndex { $0.hasPrefix("- `--body auto`") })
+        let bullet = ([lines[start]] + lines[(start + 1)...].prefix { $0.hasPrefix("  ") }).joined(separator: " ")
+            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for phrase in [
+            "`model/*`", "`+json`, `+xml`: `image/svg+xml` is text", "the `charset` its type", "the last counts",
+        ] {
+            #expect(bullet.contains(phrase), "README's --body auto rule does not say \(phrase)")
         }
     }
 }
