@@ -92,7 +92,7 @@ struct FetchBodyTests {
                 ("image/svg+xml", false), ("application/vnd.example+xml", false), ("application/problem+json", false),
                 ("application/yaml", false), ("multipart/mixed", false), ("image/png", true),
                 ("application/octet-stream", true), ("font/woff2", true), ("model/gltf-binary", true),
-                ("audio/mpeg", true),
+                ("audio/mpeg", true), ("IMAGE/SVG+XML ; Charset=UTF-8", false), ("Image/PNG; name=\"x.json\"", true),
             ]
             let records = try self.fetch(types.map { self.typed(server, svg, [$0.type]) })
             #expect(records.map { $0["body_encoding"] as? String } == types.map { $0.base64 ? "base64" : nil })

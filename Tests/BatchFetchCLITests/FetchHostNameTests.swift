@@ -47,7 +47,7 @@ struct FetchHostNameTests {
 
     /// Path and query bytes go to libcurl as given, so the request line is the one `curl` sends
     /// for the same URL on the same libcurl (which %-encodes the path only in a direct request).
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")))
+    @Test(.enabled(if: Self.curlConvertsHosts, "needs /usr/bin/curl and the C.UTF-8 locale"))
     func nonASCIIPathsAndQueriesAreSentAsCurlSendsThem() async throws {
         try await RawRequestRecorder.with { recorder in
             let proxied = "http://exämple.test/pä/ok?q=ü"
@@ -56,7 +56,6 @@ struct FetchHostNameTests {
             _ = try Executable.batchfetch().run(["fetch", "--retries", "0", proxied], environment: proxy)
             _ = try Executable.batchfetch().run(
                 ["fetch", "--retries", "0", direct], environment: ["http_proxy": "", "all_proxy": "", "ALL_PROXY": ""])
-            // curl converts the host (through libidn2) only in a UTF-8 locale.
             try self.curl(["-x", recorder.baseURL, proxied])
             try self.curl(["--noproxy", "*", direct])
             let lines = recorder.requestLines.map { String(decoding: $0, as: UTF8.self) }
@@ -66,11 +65,18 @@ struct FetchHostNameTests {
         }
     }
 
+    /// curl converts a host only in a UTF-8 locale (libidn2 reads it in the locale's charset).
+    static let curlConvertsHosts =
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
+        && ["/usr/lib/locale/C.utf8", "/usr/lib/locale/C.UTF-8"].contains { FileManager.default.fileExists(atPath: $0) }
+
+    /// Runs curl in this process's environment (so on the libcurl `scripts/test --libcurl 8`
+    /// loads), in the C.UTF-8 locale.
     private func curl(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments = ["-s", "-o", "/dev/null"] + arguments
-        process.environment = ["LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["LC_ALL": "C.UTF-8"]) { $1 }
         try process.run()
         process.waitUntilExit()
     }
