@@ -13,7 +13,7 @@ struct BatchFetchCommand: AsyncParsableCommand {
         commandName: "batchfetch",
         abstract: "Fetch large batches of HTTP resources as fast as libcurl allows.",
         version: BatchFetch.versionReport,
-        subcommands: [FetchCommand.self, CrawlCommand.self, BenchCommand.self, MergeCommand.self]
+        subcommands: [FetchCommand.self, CrawlCommand.self, BenchCommand.self, MergeCommand.self, SchemaCommand.self]
     )
 
     /// Runs the command, mapping usage errors to exit code 2 (as curl, grep and most shell tools do)

@@ -1,0 +1,206 @@
+/// The JSON Schemas (draft 2020-12) of what the commands write: `fetch` records, `crawl` lines and
+/// `bench --json` reports. `batchfetch schema` prints them; docs/schema/ keeps copies that a test
+/// holds equal to these, and the test suite validates real outputs against them.
+///
+/// Objects are closed (`additionalProperties: false`): a field a command starts writing must be
+/// added here, or the validation tests fail.
+enum RecordSchema: String, CaseIterable {
+    case fetch, crawl, bench
+
+    /// The file under docs/schema/ that keeps a copy.
+    var fileName: String { "\(self.rawValue).schema.json" }
+
+    var text: String {
+        switch self {
+        case .fetch: Self.fetchRecord
+        case .crawl: Self.crawlLine
+        case .bench: Self.benchReport
+        }
+    }
+
+    private static let fetchRecord = """
+        {
+          "$schema": "https://json-schema.org/draft/2020-12/schema",
+          "$id": "urn:batchfetch:schema:fetch",
+          "title": "batchfetch fetch record",
+          "description": "One line of `batchfetch fetch` output (NDJSON): the answer to one input line. `merge` writes the same records.",
+          "type": "object",
+          "required": ["index", "url", "status", "ok", "attempts", "bytes", "time_ms", "total_ms", "content_type", "error"],
+          "properties": {
+            "index": {"description": "The input line's position among request lines, from 0.", "type": "integer", "minimum": 0},
+            "id": {"description": "The JSON request line's `id`, as given (any JSON value); absent without one."},
+            "meta": {"description": "The JSON request line's `meta`, as given (any JSON value); absent without one."},
+            "url": {"description": "The URL as given, credentials redacted.", "type": "string"},
+            "status": {"description": "The final HTTP status, also when the transfer failed after it arrived; null when none arrived.", "type": ["integer", "null"], "minimum": 100, "maximum": 999},
+            "ok": {"description": "Whether the status is accepted (--status) and the body could be used.", "type": "boolean"},
+            "shared_with": {"description": "Present only on a record answered by another record's transfer (the same request listed again): that record's index.", "type": "integer", "minimum": 0},
+            "attempts": {"description": "Attempts sent for this record (0: nothing sent: invalid, answered from the cache, or shared).", "type": "integer", "minimum": 0},
+            "bytes": {"description": "Body bytes received (decoded).", "type": "integer", "minimum": 0},
+            "time_ms": {"description": "The last attempt's time in milliseconds; null when no response.", "type": ["number", "null"], "minimum": 0},
+            "total_ms": {"description": "The whole request's time in milliseconds: every attempt and the waits between them; null when nothing was sent.", "type": ["number", "null"], "minimum": 0},
+            "content_type": {"description": "The response's Content-Type (the last one when repeated).", "type": ["string", "null"]},
+            "body": {"description": "The body per --body: embedded JSON, a string, base64 (then body_encoding), or null."},
+            "body_encoding": {"description": "Present when body is base64.", "const": "base64"},
+            "file": {"description": "With --save-dir: the saved body's path; null when not saved.", "type": ["string", "null"]},
+            "sha256": {"description": "With --save-dir: the saved body's SHA-256, lower-case hex; null when not saved.", "type": ["string", "null"], "pattern": "^[0-9a-f]{64}$"},
+            "error": {
+              "description": "Why the record is not ok; null when it is.",
+              "oneOf": [
+                {"type": "null"},
+                {
+                  "type": "object",
+                  "required": ["kind", "message"],
+                  "properties": {
+                    "kind": {"description": "A stable category: invalidURL, invalidRequest, unsupportedScheme, invalidHeader, dnsFailure, connectFailed, timeout, tlsFailure, tooLarge, tooManyRedirects, transport, invalidResponse, httpStatus, cancelled, emptyBody, invalidJSON, wrongContentType, missingKey, unexpectedShape, notCached, fileWrite, other, …", "type": "string", "pattern": "^[a-z][A-Za-z0-9]*$"},
+                    "message": {"description": "What happened, for a person; never credentials.", "type": "string"}
+                  },
+                  "additionalProperties": false
+                }
+              ]
+            },
+            "cache": {"description": "With --cache: where the response came from.", "enum": ["hit", "revalidated", "miss"]}
+          },
+          "additionalProperties": false,
+          "oneOf": [
+            {"required": ["body"], "not": {"anyOf": [{"required": ["file"]}, {"required": ["sha256"]}]}},
+            {"required": ["file", "sha256"], "not": {"required": ["body"]}}
+          ],
+          "dependentRequired": {"body_encoding": ["body"]},
+          "if": {"properties": {"ok": {"const": true}}},
+          "then": {"properties": {"error": {"type": "null"}}},
+          "else": {"properties": {"error": {"type": "object"}}}
+        }
+
+        """
+
+    private static let crawlLine = """
+        {
+          "$schema": "https://json-schema.org/draft/2020-12/schema",
+          "$id": "urn:batchfetch:schema:crawl",
+          "title": "batchfetch crawl line",
+          "description": "One line of `batchfetch crawl` NDJSON output (or one element of --format json): a facet value and its drinks, in the API's list order.",
+          "type": "object",
+          "minProperties": 2,
+          "properties": {
+            "category": {"type": "string"},
+            "glass": {"type": "string"},
+            "ingredient": {"type": "string"},
+            "alcoholic": {"type": "string"},
+            "drinks": {
+              "description": "The facet's drinks; null when the facet failed after retries (then error says why).",
+              "oneOf": [{"type": "null"}, {"type": "array", "items": {"$ref": "#/$defs/drink"}}]
+            },
+            "error": {
+              "type": "object",
+              "required": ["kind", "message", "url", "attempts"],
+              "properties": {
+                "kind": {"type": "string"},
+                "message": {"type": "string"},
+                "url": {"type": "string"},
+                "attempts": {"type": "integer", "minimum": 0}
+              },
+              "additionalProperties": false
+            }
+          },
+          "required": ["drinks"],
+          "additionalProperties": false,
+          "oneOf": [
+            {"required": ["category"]}, {"required": ["glass"]}, {"required": ["ingredient"]}, {"required": ["alcoholic"]}
+          ],
+          "if": {"properties": {"drinks": {"type": "null"}}},
+          "then": {"required": ["error"]},
+          "else": {"not": {"required": ["error"]}},
+          "$defs": {
+            "drink": {
+              "description": "A drink as the filter list gives it (strDrink, strDrinkThumb, idDrink), or with --details the API's full record (every str* field, string or null) plus ingredients and tags; with --thumbnails also thumbnailFile.",
+              "type": "object",
+              "required": ["idDrink", "strDrink"],
+              "properties": {
+                "idDrink": {"type": "string"},
+                "strDrink": {"type": "string"},
+                "strDrinkThumb": {"type": ["string", "null"]},
+                "ingredients": {
+                  "type": "array",
+                  "items": {
+                    "type": "object",
+                    "required": ["name", "measure"],
+                    "properties": {"name": {"type": "string"}, "measure": {"type": ["string", "null"]}},
+                    "additionalProperties": false
+                  }
+                },
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "thumbnailFile": {"description": "With --thumbnails: the saved image's path; null when it could not be saved.", "type": ["string", "null"]}
+              },
+              "patternProperties": {"^str[A-Za-z0-9-]+$": {"type": ["string", "null"]}, "^dateModified$": {"type": ["string", "null"]}},
+              "additionalProperties": false
+            }
+          }
+        }
+
+        """
+
+    private static let benchReport = """
+        {
+          "$schema": "https://json-schema.org/draft/2020-12/schema",
+          "$id": "urn:batchfetch:schema:bench",
+          "title": "batchfetch bench report",
+          "description": "The object `batchfetch bench --json` prints: counts, throughput, latency percentiles (HDR histogram, microsecond resolution) and phase medians. Durations in milliseconds unless the key says otherwise.",
+          "type": "object",
+          "required": ["mode", "concurrency", "rate", "requests", "ok", "failed", "duration_s", "requests_per_second", "bytes", "megabytes_per_second", "connections", "retries", "statuses", "errors", "protocols", "latency_ms", "phases_ms", "histogram"],
+          "properties": {
+            "mode": {"enum": ["closed-loop", "open-loop"]},
+            "concurrency": {"type": "integer", "minimum": 1},
+            "rate": {"description": "Open loop: the intended requests per second; null in a closed loop.", "type": ["number", "null"]},
+            "requests": {"type": "integer", "minimum": 0},
+            "ok": {"type": "integer", "minimum": 0},
+            "failed": {"type": "integer", "minimum": 0},
+            "duration_s": {"type": "number", "minimum": 0},
+            "requests_per_second": {"type": "number", "minimum": 0},
+            "bytes": {"type": "integer", "minimum": 0},
+            "megabytes_per_second": {"type": "number", "minimum": 0},
+            "connections": {"description": "Connections opened, failed attempts' included.", "type": "integer", "minimum": 0},
+            "retries": {"type": "integer", "minimum": 0},
+            "statuses": {"type": "object", "propertyNames": {"pattern": "^[0-9]{3}$"}, "additionalProperties": {"type": "integer", "minimum": 0}},
+            "errors": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+            "protocols": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+            "latency_ms": {
+              "description": "Null when no response arrived.",
+              "oneOf": [
+                {"type": "null"},
+                {
+                  "type": "object",
+                  "required": ["min", "mean", "stdev", "p50", "p90", "p99", "p99_9", "max"],
+                  "properties": {
+                    "min": {"type": "number"}, "mean": {"type": "number"}, "stdev": {"type": "number"},
+                    "p50": {"type": "number"}, "p90": {"type": "number"}, "p99": {"type": "number"},
+                    "p99_9": {"type": "number"}, "max": {"type": "number"}
+                  },
+                  "additionalProperties": false
+                }
+              ]
+            },
+            "phases_ms": {
+              "type": "object",
+              "required": ["dns", "connect", "tls", "first_byte", "total", "new_connection_samples"],
+              "properties": {
+                "dns": {"type": ["number", "null"]}, "connect": {"type": ["number", "null"]},
+                "tls": {"type": ["number", "null"]}, "first_byte": {"type": ["number", "null"]},
+                "total": {"type": ["number", "null"]}, "new_connection_samples": {"type": "integer", "minimum": 0}
+              },
+              "additionalProperties": false
+            },
+            "histogram": {
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": ["from_ms", "to_ms", "count"],
+                "properties": {"from_ms": {"type": "number"}, "to_ms": {"type": "number"}, "count": {"type": "integer", "minimum": 0}},
+                "additionalProperties": false
+              }
+            }
+          },
+          "additionalProperties": false
+        }
+
+        """
+}
