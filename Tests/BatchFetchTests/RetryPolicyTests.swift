@@ -44,10 +44,35 @@ struct RetryPolicyTests {
     }
 
     @Test func aPostIsRetriedOnlyWhenTheServerDidNotProcessIt() {
-        #expect(self.decide(method: .post, status: 500) == .done)
-        #expect(self.decide(method: .post, error: .timeout) == .done)
-        #expect(self.decide(method: .post, status: 503) != .done)
-        #expect(self.decide(method: .post, error: .connectFailed) != .done)
+        for method in [Request.Method.post, .patch] {
+            #expect(self.decide(method: method, status: 500) == .done, "\(method)")
+            #expect(self.decide(method: method, status: 502) == .done, "\(method)")
+            #expect(self.decide(method: method, error: .timeout) == .done, "\(method)")
+            #expect(self.decide(method: method, error: .transport) == .done, "\(method)")
+            // A 503 without Retry-After may come from a server that failed midway through it.
+            #expect(self.decide(method: method, status: 503) == .done, "\(method)")
+            #expect(self.decide(method: method, status: 503, retryAfter: .seconds(1)) == .retry(after: .seconds(1)))
+            #expect(self.decide(method: method, status: 429) != .done, "\(method)")
+            #expect(self.decide(method: method, error: .connectFailed) != .done, "\(method)")
+        }
+        for method in [Request.Method.get, .head, .put, .delete, .options] {
+            #expect(self.decide(method: method, status: 500) != .done, "\(method)")
+            #expect(self.decide(method: method, error: .timeout) != .done, "\(method)")
+        }
+    }
+
+    @Test func retryingAllMethodsRetriesAPostLikeAGet() {
+        let policy = RetryPolicy(maxRetries: 3, retriesAllMethods: true)
+        var generator = SeededGenerator(seed: 7)
+        for (status, error) in [(500, nil), (503, nil), (nil, FetchError.Kind.timeout), (nil, .transport)] {
+            let decision = policy.decide(
+                attempt: 1, method: .post, status: status, error: error, retryAfter: nil, using: &generator)
+            #expect(decision != .done, "\(String(describing: status)) \(String(describing: error))")
+        }
+        // Still only what is retryable at all.
+        #expect(
+            policy.decide(attempt: 1, method: .post, status: 400, error: nil, retryAfter: nil, using: &generator)
+                == .done)
     }
 
     @Test func retryAfterReplacesTheBackoffUpToTheMaximum() {

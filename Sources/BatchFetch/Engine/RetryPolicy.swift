@@ -21,6 +21,11 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Error kinds that are retried. Transport failures are retried only for idempotent methods,
     /// since the request may have reached the server; connect failures always are, since it did not.
     public var retryableErrors: Set<FetchError.Kind>
+    /// Whether POST and PATCH are retried like the idempotent methods, for servers that make
+    /// repeated requests harmless themselves (idempotency keys). Off: they are retried only where
+    /// the server certainly did not process them (see
+    /// ``decide(attempt:method:status:error:retryAfter:using:)``).
+    public var retriesAllMethods: Bool
 
     /// The default: 3 retries, 100 ms base, 10 s cap, honouring `Retry-After` up to 60 s.
     public init(
@@ -29,7 +34,8 @@ public struct RetryPolicy: Sendable, Hashable {
         maxDelay: Duration = .seconds(10),
         maxRetryAfter: Duration = .seconds(60),
         retryableStatuses: Set<Int> = RetryPolicy.defaultRetryableStatuses,
-        retryableErrors: Set<FetchError.Kind> = RetryPolicy.defaultRetryableErrors
+        retryableErrors: Set<FetchError.Kind> = RetryPolicy.defaultRetryableErrors,
+        retriesAllMethods: Bool = false
     ) {
         self.maxRetries = max(0, maxRetries)
         self.baseDelay = baseDelay
@@ -37,6 +43,7 @@ public struct RetryPolicy: Sendable, Hashable {
         self.maxRetryAfter = maxRetryAfter
         self.retryableStatuses = retryableStatuses
         self.retryableErrors = retryableErrors
+        self.retriesAllMethods = retriesAllMethods
     }
 
     /// 408, 425, 429, 500, 502, 503, 504.
@@ -67,6 +74,11 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// Decides whether attempt number `attempt` (1 for the first) is tried again.
     ///
+    /// A POST or PATCH (not idempotent, RFC 9110 §9.2.2) is sent again only where the server
+    /// certainly did not act on it: the connection was never made, the server answered 429, or
+    /// 503 with a `Retry-After` (it is down for a while, not failing midway) — unless
+    /// ``retriesAllMethods`` is set.
+    ///
     /// - Parameters:
     ///   - status: the response status, when a response arrived.
     ///   - error: the error kind, when none did.
@@ -95,20 +107,21 @@ public struct RetryPolicy: Sendable, Hashable {
         retryAfter: Duration?,
         using generator: inout some RandomNumberGenerator
     ) -> (decision: Decision, gaveUp: GiveUp?) {
+        let idempotent = method.isIdempotent || self.retriesAllMethods
         if let status {
             guard self.retryableStatuses.contains(status) else {
                 return (.done, nil)
             }
             // A non-idempotent request that reached the server is retried only when the server
-            // said it did not process it (429, 503).
-            if !method.isIdempotent && status != 429 && status != 503 {
+            // said it did not process it (429, or 503 with Retry-After).
+            if !idempotent && status != 429 && !(status == 503 && retryAfter != nil) {
                 return (.done, nil)
             }
         } else if let error {
             guard self.retryableErrors.contains(error) else {
                 return (.done, nil)
             }
-            if !method.isIdempotent && error != .connectFailed {
+            if !idempotent && error != .connectFailed {
                 return (.done, nil)
             }
         } else {
