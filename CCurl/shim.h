@@ -45,6 +45,14 @@ static inline CURLcode ccurl_easy_setopt_data_callback(CURL *handle, CURLoption 
     return curl_easy_setopt(handle, option, callback);
 }
 
+typedef int (*ccurl_seek_callback)(void *_Nullable userdata, curl_off_t offset, int origin);
+
+/// For CURLOPT_SEEKFUNCTION: libcurl rewinds a body read through CURLOPT_READFUNCTION when it must
+/// send it again on the same transfer (a reused connection found closed, a 307 redirect).
+static inline CURLcode ccurl_easy_setopt_seek_callback(CURL *handle, ccurl_seek_callback _Nullable callback) {
+    return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
+}
+
 // MARK: - easy info
 
 static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {

@@ -19,6 +19,9 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unsupportedScheme = Kind(rawValue: "unsupportedScheme")
         /// A header field is malformed or carries CR/LF (header injection).
         public static let invalidHeader = Kind(rawValue: "invalidHeader")
+        /// A request line cannot be sent as it is: not a JSON object, a field unknown or of the
+        /// wrong type, a body that cannot be decoded or read. The message names the field.
+        public static let invalidRequest = Kind(rawValue: "invalidRequest")
         /// The host name could not be resolved.
         public static let dnsFailure = Kind(rawValue: "dnsFailure")
         /// No connection could be made (refused, unreachable).

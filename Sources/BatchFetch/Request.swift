@@ -36,20 +36,36 @@ public struct Request: Sendable, Hashable {
     public var headers: [HeaderField]
     /// The request body, sent with `POST`, `PUT` and `PATCH`.
     public var body: [UInt8]?
+    /// A file whose bytes are the body, read as they are sent and never held whole in memory, so
+    /// a body may be larger than memory; read again for each attempt. A request has a ``body`` or
+    /// a body file, not both. A file that cannot be opened fails the request with
+    /// ``FetchError/Kind/invalidRequest``.
+    public var bodyFile: String?
 
     /// Creates a request.
-    public init(_ url: String, method: Method = .get, headers: [HeaderField] = [], body: [UInt8]? = nil) {
+    public init(
+        _ url: String, method: Method = .get, headers: [HeaderField] = [], body: [UInt8]? = nil,
+        bodyFile: String? = nil
+    ) {
         self.url = url
         self.method = method
         self.headers = headers
         self.body = body
+        self.bodyFile = bodyFile
+    }
+
+    /// Whether the request sends a body: ``body`` or ``bodyFile``.
+    var hasBody: Bool {
+        self.body != nil || self.bodyFile != nil
     }
 }
 
 extension Request {
-    /// Method, URL, header fields and body: what de-duplication keys on; ``tag`` is left out.
+    /// Method, URL, header fields and body (bytes or file): what de-duplication keys on; ``tag``
+    /// is left out.
     public static func == (lhs: Request, rhs: Request) -> Bool {
         lhs.url == rhs.url && lhs.method == rhs.method && lhs.headers == rhs.headers && lhs.body == rhs.body
+            && lhs.bodyFile == rhs.bodyFile
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -57,6 +73,7 @@ extension Request {
         hasher.combine(self.method)
         hasher.combine(self.headers)
         hasher.combine(self.body)
+        hasher.combine(self.bodyFile)
     }
 }
 
@@ -137,7 +154,8 @@ public struct HeaderField: Sendable, Hashable, CustomStringConvertible {
 
 extension Request {
     /// Checks what can be checked before any byte is sent: the URL's scheme, form and length, an
-    /// international host name's ASCII form (see ``IDNA``), and the header fields.
+    /// international host name's ASCII form (see ``IDNA``), the header fields, and that there is
+    /// at most one body.
     ///
     /// libcurl would reject most of these too, but only after the request took a transfer slot;
     /// checking here turns each into an error record in place and keeps bad input off the wire.
@@ -163,6 +181,9 @@ extension Request {
             if let error = field.validationError() {
                 return error
             }
+        }
+        if self.body != nil && self.bodyFile != nil {
+            return FetchError(kind: .invalidRequest, message: "a request has a body or a body file, not both")
         }
         return nil
     }

@@ -10,6 +10,11 @@ final class TestHTTPHandler: ChannelInboundHandler {
 
     let box: ServerBox
     private var head: HTTPRequestHead?
+    /// The request body's first ``keptBodyBytes``, and how many bytes it had in all: a body of
+    /// gigabytes is counted, not held.
+    private var body: [UInt8] = []
+    private var bodyBytes = 0
+    static let keptBodyBytes = 1 << 20
 
     init(server: ServerBox) {
         self.box = server
@@ -33,8 +38,15 @@ final class TestHTTPHandler: ChannelInboundHandler {
         switch self.unwrapInboundIn(data) {
         case .head(let head):
             self.head = head
-        case .body:
-            break
+            self.body = []
+            self.bodyBytes = 0
+        case .body(let buffer):
+            self.bodyBytes += buffer.readableBytes
+            let room = Self.keptBodyBytes - self.body.count
+            if room > 0 {
+                // Copied as one block: byte by byte, a debug build took seconds per MiB.
+                buffer.withUnsafeReadableBytes { self.body.append(contentsOf: $0.prefix(room)) }
+            }
         case .end:
             guard let head = self.head else {
                 return
@@ -60,7 +72,9 @@ final class TestHTTPHandler: ChannelInboundHandler {
             c.acceptingEncodings += head.headers.contains(name: "Accept-Encoding") ? 1 : 0
         }
         self.box.server.withLock { $0 }?.arrived(
-            TestHTTPServer.Arrival(target: head.uri, nanoseconds: now, head: Self.text(of: head)))
+            TestHTTPServer.Arrival(
+                target: head.uri, nanoseconds: now, head: Self.text(of: head), body: self.body,
+                bodyBytes: self.bodyBytes))
         let loop = context.eventLoop.assumeIsolated()
         switch path {
         case "/ok":
@@ -151,6 +165,12 @@ final class TestHTTPHandler: ChannelInboundHandler {
         case "/headers":
             let lines = head.headers.map { "\($0.name.lowercased()): \($0.value)" }.joined(separator: "\n")
             self.respond(context: context, status: .ok, body: lines)
+        case "/request":
+            self.respond(context: context, status: .ok, body: self.echo(head), type: "application/json")
+        case "/set-cookie":
+            self.respond(
+                context: context, status: .ok, body: self.echo(head), type: "application/json",
+                headers: [("Set-Cookie", query["cookie"] ?? "")])
         default:
             self.respond(context: context, status: .notFound, body: "not found")
         }
@@ -231,6 +251,19 @@ final class TestHTTPHandler: ChannelInboundHandler {
         written.futureResult.assumeIsolated().whenComplete { _ in
             context.close(promise: nil)
         }
+    }
+
+    /// The request as JSON: `method`, `target`, `headers` (`[[name, value], …]` in order),
+    /// `body` (its first 64 KiB as text, invalid UTF-8 repaired: the server's log has more) and
+    /// `bytes` (its size).
+    private func echo(_ head: HTTPRequestHead) -> String {
+        let object: [String: Any] = [
+            "method": head.method.rawValue, "target": head.uri,
+            "headers": head.headers.map { [$0.name, $0.value] },
+            "body": String(decoding: self.body.prefix(1 << 16), as: UTF8.self), "bytes": self.bodyBytes,
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The request line and header fields, one per line, as the client sent them.

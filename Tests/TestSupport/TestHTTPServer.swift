@@ -33,6 +33,10 @@ import Synchronization
 /// - `/headers-then-close` — headers with `Content-Length: 100`, then closes
 /// - `/headers` — the request's header fields, one `name: value` per line
 /// - `/typed?hex=HEX&type=T&type=T2` — the bytes HEX spells, one `Content-Type` per `type` (none without)
+/// - `/request` — the request as JSON: `method`, `target`, `headers` (`[[name, value], …]`),
+///   `body` (its first 64 KiB as text) and `bytes` (its whole size; any size is counted, and
+///   only its first MiB kept, in ``Arrival/body``)
+/// - `/set-cookie?cookie=C` — `/request`, with `Set-Cookie: C`
 /// - `/cached?cc=V` — 200 with `Cache-Control: V` and `ETag: "v1"`, a body counting the requests
 /// - `/gzip` — `{"compressed":true}`, gzip-encoded (`Content-Encoding: gzip`) when the request's
 ///   `Accept-Encoding` lists gzip, plain otherwise
@@ -56,6 +60,9 @@ package final class TestHTTPServer: Sendable {
         package let nanoseconds: UInt64
         /// The request line and header fields, one per line, as sent.
         package let head: String
+        /// The body's first MiB, and its size.
+        package let body: [UInt8]
+        package let bodyBytes: Int
     }
 
     let group: MultiThreadedEventLoopGroup

@@ -26,9 +26,12 @@ final class CurlEasy {
     /// What the callbacks receive: the header block, whose memory is kept from one transfer to the
     /// next (each response gets an exact-size copy), and the body, which its `Data` takes over.
     private let receiver: UnsafeMutablePointer<CurlReceiver>
+    /// The body file of the request being sent, read by libcurl's read callback.
+    let upload: UnsafeMutablePointer<CurlUpload>
     private var requestHeaders: CurlHeaderList?
     private var usesDefaultHeaders = true
-    private var usesPlainGet = true
+    /// Whether the handle is set for a GET without a body (see CurlEasy+Method.swift).
+    var usesPlainGet = true
     /// Whether the handle is set to open a fresh connection and close it after (h2c on a libcurl
     /// that cannot reuse h2c connections).
     private var usesOneShotConnection = false
@@ -62,6 +65,8 @@ final class CurlEasy {
                 handle: handle, maxBodyBytes: configuration.effectiveMaxBodyBytes,
                 keepsBody: configuration.keepsBodies || configuration.cache != nil,
                 spool: configuration.spoolFolder.map { BodySpool(folder: $0) }))
+        self.upload = .allocate(capacity: 1)
+        self.upload.initialize(to: CurlUpload())
         self.setStaticOptions()
     }
 
@@ -71,6 +76,9 @@ final class CurlEasy {
         self.receiver.pointee.deallocate()
         self.receiver.deinitialize(count: 1)
         self.receiver.deallocate()
+        self.upload.pointee.close()
+        self.upload.deinitialize(count: 1)
+        self.upload.deallocate()
     }
 
     /// The raw handle, for ``CurlMulti`` only.
@@ -91,6 +99,11 @@ final class CurlEasy {
         _ = ccurl_easy_setopt_data_callback(h, CURLOPT_HEADERFUNCTION, curlWriteHeader)
         _ = ccurl_easy_setopt_pointer(h, CURLOPT_HEADERDATA, receiver)
         _ = ccurl_easy_setopt_pointer(h, CURLOPT_ERRORBUFFER, self.errorBuffer)
+        let upload = UnsafeMutableRawPointer(self.upload)
+        _ = ccurl_easy_setopt_data_callback(h, CURLOPT_READFUNCTION, curlReadUpload)
+        _ = ccurl_easy_setopt_pointer(h, CURLOPT_READDATA, upload)
+        _ = ccurl_easy_setopt_seek_callback(h, curlSeekUpload)
+        _ = ccurl_easy_setopt_pointer(h, CURLOPT_SEEKDATA, upload)
         if let share = self.share {
             _ = ccurl_easy_setopt_pointer(h, CURLOPT_SHARE, share.handle)
         }
@@ -130,13 +143,29 @@ final class CurlEasy {
         if let encoding = c.acceptEncoding {
             _ = ccurl_easy_setopt_string(h, CURLOPT_ACCEPT_ENCODING, encoding)
         }
-        if !CurlGlobal.environmentNamesAProxy {
+        if c.proxy == "" || c.proxy == nil && !CurlGlobal.environmentNamesAProxy {
             // "No proxy", said once: otherwise libcurl looks up five environment variables for every
             // transfer (`no_proxy`, `NO_PROXY`, `http_proxy`, `all_proxy`, `ALL_PROXY`), ~1.4k
             // instructions a request in callgrind. With a proxy in the environment libcurl keeps
             // finding it itself, `no_proxy` included.
             _ = ccurl_easy_setopt_string(h, CURLOPT_PROXY, "")
             _ = ccurl_easy_setopt_string(h, CURLOPT_NOPROXY, "")
+        } else {
+            if let proxy = c.proxy {
+                _ = ccurl_easy_setopt_string(h, CURLOPT_PROXY, proxy)
+            }
+            if let noProxy = c.noProxy {
+                _ = ccurl_easy_setopt_string(h, CURLOPT_NOPROXY, noProxy)
+            }
+        }
+        if let cookies = c.cookies {
+            if let header = cookies.header {
+                _ = ccurl_easy_setopt_string(h, CURLOPT_COOKIE, header)
+            }
+            if cookies.keepsJar {
+                // The cookie engine on, reading no file: the jar is the share's (see `CurlCookieJar`).
+                _ = ccurl_easy_setopt_string(h, CURLOPT_COOKIEFILE, "")
+            }
         }
         _ = ccurl_easy_setopt_long(h, CURLOPT_SSL_VERIFYPEER, c.verifyTLS ? 1 : 0)
         _ = ccurl_easy_setopt_long(h, CURLOPT_SSL_VERIFYHOST, c.verifyTLS ? 2 : 0)
@@ -202,44 +231,6 @@ final class CurlEasy {
 
     private static func isCleartext(_ url: String) -> Bool {
         url.utf8.count >= 7 && url.utf8.prefix(7).lazy.map { $0 | 0x20 }.elementsEqual("http://".utf8)
-    }
-
-    private func setMethod(_ request: Request) -> FetchError? {
-        let h = self.handle
-        if request.method == .get && request.body == nil {
-            if !self.usesPlainGet {
-                _ = ccurl_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
-                _ = ccurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, nil)
-                self.usesPlainGet = true
-            }
-            return nil
-        }
-        // Back to a clean GET first, so nothing of the previous request's method lingers.
-        _ = ccurl_easy_setopt_long(h, CURLOPT_HTTPGET, 1)
-        _ = ccurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, nil)
-        self.usesPlainGet = false
-        if request.method == .head {
-            _ = ccurl_easy_setopt_long(h, CURLOPT_NOBODY, 1)
-            return nil
-        }
-        if let body = request.body {
-            _ = ccurl_easy_setopt_off_t(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
-            // COPYPOSTFIELDS copies the bytes (plain POSTFIELDS would keep our pointer past this call).
-            let code = body.withUnsafeBytes { bytes in
-                ccurl_easy_setopt_pointer(
-                    h, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
-            }
-            guard code == CURLE_OK else {
-                return FetchError(curlCode: code, detail: "")
-            }
-        } else if request.method == .post {
-            _ = ccurl_easy_setopt_off_t(h, CURLOPT_POSTFIELDSIZE_LARGE, 0)
-            _ = ccurl_easy_setopt_string(h, CURLOPT_COPYPOSTFIELDS, "")
-        }
-        if request.method != .post {
-            _ = ccurl_easy_setopt_string(h, CURLOPT_CUSTOMREQUEST, request.method.rawValue)
-        }
-        return nil
     }
 
     /// Collects the outcome of the finished attempt and resets the handle for its next transfer.
@@ -323,6 +314,9 @@ final class CurlEasy {
                     "body larger than the configured maximum of "
                     + "\(self.configuration.effectiveMaxBodyBytes) bytes; raise it with --max-body")
         }
+        if let failure = self.upload.pointee.failure {
+            return failure
+        }
         if let spool = self.receiver.pointee.spool, spool.failure != 0 {
             return spool.writeError
         }
@@ -337,6 +331,7 @@ final class CurlEasy {
         self.transfer = nil
         self.resultCode = CURLE_OK
         self.receiver.pointee.reset()
+        self.upload.pointee.close()
         self.errorBuffer[0] = 0
     }
 

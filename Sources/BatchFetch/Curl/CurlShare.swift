@@ -1,6 +1,7 @@
 internal import CCurl
 
-/// Owns a libcurl share handle through which one engine's easy handles share TLS sessions.
+/// Owns a libcurl share handle through which one engine's easy handles share TLS sessions, and
+/// when the engine keeps cookies, its cookie jar (see ``CurlCookieJar``).
 ///
 /// libcurl keeps TLS sessions per easy handle unless they share them. With HTTP/2 one handle
 /// makes the handshake, and when the server ends that connection (nginx does after 1,000
@@ -14,13 +15,17 @@ internal import CCurl
 final class CurlShare {
     let handle: UnsafeMutableRawPointer
 
-    /// - Returns: `nil` when libcurl cannot allocate the share or share sessions; the handles then
-    ///   keep their own, as they would without it.
-    init?() {
+    /// - Returns: `nil` when libcurl cannot allocate the share or share what it is asked to; the
+    ///   handles then keep their own, as they would without it.
+    init?(sharingCookies: Bool = false) {
         guard let handle = curl_share_init() else {
             return nil
         }
-        guard ccurl_share_setopt_lock_data(handle, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) == CURLSHE_OK else {
+        var shared = [CURL_LOCK_DATA_SSL_SESSION]
+        if sharingCookies {
+            shared.append(CURL_LOCK_DATA_COOKIE)
+        }
+        for data in shared where ccurl_share_setopt_lock_data(handle, CURLSHOPT_SHARE, data) != CURLSHE_OK {
             curl_share_cleanup(handle)
             return nil
         }

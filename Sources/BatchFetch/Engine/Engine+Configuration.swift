@@ -43,6 +43,17 @@ extension Engine {
         /// `nil` trusts the system's bundle. A file that cannot be read fails each HTTPS transfer
         /// with ``FetchError/Kind/tlsFailure``.
         public var caCertificateFile: String? = nil
+        /// The proxy every request goes through (`CURLOPT_PROXY`, curl's `--proxy`):
+        /// `http://host:port`, `socks5h://host:port`, …; `""` for none, whatever the environment
+        /// says. `nil` (the default) leaves it to the environment, as curl does: `http_proxy`,
+        /// `https_proxy`, `all_proxy` and `no_proxy`.
+        public var proxy: String? = nil
+        /// Hosts reached directly, not through a proxy (`CURLOPT_NOPROXY`, curl's `--noproxy`): a
+        /// comma-separated list of host names, domains (`example.com` covers its subdomains) and
+        /// addresses, or `*` for every host. `nil` leaves it to the environment's `no_proxy`.
+        public var noProxy: String? = nil
+        /// Cookies to send, and whether the batch keeps the cookies servers set; `nil` = neither.
+        public var cookies: Cookies? = nil
         /// Whether and how far to follow redirects; every hop is restricted to http and https.
         public var redirects: RedirectPolicy = .none
         /// When to retry.
@@ -198,5 +209,12 @@ extension Engine.Configuration {
             fields.append(HeaderField(name: "Accept-Encoding", value: value))
         }
         return fields.overridden(by: self.headers)
+    }
+
+    /// The engine's header fields as the cache judges requests by them: ``headers``, and a
+    /// `Cookie` field when the engine sends cookies, which no request's fields show. A request
+    /// carrying a cookie is never answered from the cache nor stored in it.
+    var fieldsTheCacheSees: [HeaderField] {
+        self.cookies == nil ? self.headers : self.headers + [HeaderField(name: "Cookie", value: "")]
     }
 }

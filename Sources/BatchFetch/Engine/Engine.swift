@@ -35,7 +35,9 @@ public final class Engine: Sendable {
             throw FetchError(kind: .invalidConfiguration, message: problem)
         }
         self.configuration = configuration
-        self.cache = configuration.cache.map { HTTPCache(configuration: $0, defaults: configuration.headers) }
+        self.cache = configuration.cache.map {
+            HTTPCache(configuration: $0, defaults: configuration.fieldsTheCacheSees)
+        }
         let core = EngineCore()
         self.core = core
         let cache = self.cache
@@ -177,6 +179,9 @@ public final class Engine: Sendable {
         }
         if let encoding = configuration.acceptEncoding, HeaderField.breaksTheHeaderBlock(encoding) {
             return "the accepted encodings must not contain CR, LF or NUL"
+        }
+        if let cookie = configuration.cookies?.header, HeaderField.breaksTheHeaderBlock(cookie) {
+            return "the cookies must not contain CR, LF or NUL"
         }
         return nil
     }

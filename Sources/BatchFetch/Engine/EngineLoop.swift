@@ -25,8 +25,10 @@ final class EngineLoop {
     /// The header fields of every request, and the libcurl list of them its handles share.
     private let defaultFields: [HeaderField]
     private let defaultHeaders: CurlHeaderList
-    /// TLS sessions shared by this loop's easy handles (`nil` if libcurl could not make one).
+    /// TLS sessions shared by this loop's easy handles (`nil` if libcurl could not make one), and
+    /// their cookies when the engine keeps a jar.
     private let share: CurlShare?
+    private let cookieJar: CurlCookieJar?
 
     /// Handles without a transfer. A busy handle is reached through its transfer
     /// (``Transfer/easy``), which the state machine holds while the attempt is in flight.
@@ -40,7 +42,14 @@ final class EngineLoop {
         self.multi = try CurlMulti(configuration: configuration)
         self.defaultFields = configuration.fieldsSent
         self.defaultHeaders = CurlHeaderList(self.defaultFields)
-        self.share = CurlShare()
+        let jarCookies = configuration.cookies.flatMap { $0.keepsJar ? $0 : nil }
+        let share = CurlShare(sharingCookies: jarCookies != nil)
+        self.share = share
+        if let jarCookies, let share {
+            self.cookieJar = CurlCookieJar(jarCookies, share: share)
+        } else {
+            self.cookieJar = nil
+        }
         self.machine = StateMachine(
             configuration: configuration, random: SystemRandomNumberGenerator(), now: MonotonicClock.now())
     }
@@ -162,6 +171,7 @@ final class EngineLoop {
         let late = self.core.loopStopped()
         EngineCore.answerCancelled(late.submissions)
         self.idle.removeAll()
+        self.cookieJar?.close()
     }
 }
 
