@@ -123,8 +123,13 @@ public struct InputDigest: Sendable, Hashable {
 
     /// FNV-1a (64-bit) of a line's bytes: the hash `--shard` takes modulo N.
     public static func hash(_ line: String) -> UInt64 {
+        Self.hash(bytes: line.utf8)
+    }
+
+    /// FNV-1a (64-bit) of `bytes` (a JSON request's `id`, which `--shard` takes instead of its line).
+    public static func hash(bytes: some Sequence<UInt8>) -> UInt64 {
         var hash = Self.offsetBasis
-        for byte in line.utf8 {
+        for byte in bytes {
             hash = (hash ^ UInt64(byte)) &* Self.prime
         }
         return hash
