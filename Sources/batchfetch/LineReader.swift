@@ -13,6 +13,11 @@ struct LineReader: Sequence, IteratorProtocol {
         let owned: Bool
         var buffer: [UInt8] = []
         var start = 0
+        /// Where the search for the next newline goes on: a long line is read in many chunks, and
+        /// each is searched once, not the whole line again for every chunk.
+        var scanned = 0
+        /// What each `read` fills, appended to ``buffer`` in one copy.
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
         var atEnd = false
         /// The `errno` of a failed read, which ended the lines early.
         var error: Int32?
@@ -26,6 +31,25 @@ struct LineReader: Sequence, IteratorProtocol {
             if self.owned {
                 close(self.descriptor)
             }
+            self.chunk.deallocate()
+        }
+
+        /// The offset of the next newline in ``buffer`` after ``scanned``, or `nil` (and all of
+        /// it scanned).
+        func newline() -> Int? {
+            let from = Swift.max(self.start, self.scanned)
+            let found = self.buffer.withUnsafeBytes { bytes -> Int? in
+                guard let base = bytes.baseAddress, from < bytes.count,
+                    let hit = memchr(base + from, 0x0A, bytes.count - from)
+                else {
+                    return nil
+                }
+                return base.distance(to: UnsafeRawPointer(hit))
+            }
+            if found == nil {
+                self.scanned = self.buffer.count
+            }
+            return found
         }
     }
 
@@ -82,13 +106,14 @@ struct LineReader: Sequence, IteratorProtocol {
     mutating func next() -> String? {
         let s = self.source
         while true {
-            if let newline = s.buffer[s.start...].firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = s.newline() {
                 var end = newline
                 if end > s.start && s.buffer[end - 1] == UInt8(ascii: "\r") {
                     end -= 1
                 }
                 let line = String(decoding: s.buffer[s.start..<end], as: UTF8.self)
                 s.start = newline + 1
+                s.scanned = s.start
                 return line
             }
             if s.atEnd {
@@ -97,33 +122,25 @@ struct LineReader: Sequence, IteratorProtocol {
                 }
                 let line = String(decoding: s.buffer[s.start...], as: UTF8.self)
                 s.start = s.buffer.count
+                s.scanned = s.start
                 return line
             }
             if s.start > 0 {
                 s.buffer.removeSubrange(0..<s.start)
+                s.scanned -= s.start
                 s.start = 0
             }
-            let chunk = 1 << 16
-            let oldCount = s.buffer.count
-            s.buffer.append(contentsOf: repeatElement(0, count: chunk))
-            let got = s.buffer.withUnsafeMutableBytes { raw -> Int in
-                guard let base = raw.baseAddress else {
-                    return 0
-                }
-                return read(s.descriptor, base + oldCount, chunk)
-            }
+            let got = read(s.descriptor, s.chunk.baseAddress, s.chunk.count)
             if got <= 0 {
                 if got < 0 && errno == EINTR {
-                    s.buffer.removeSubrange(oldCount...)
                     continue
                 }
                 if got < 0 {
                     s.error = errno
                 }
                 s.atEnd = true
-                s.buffer.removeSubrange(oldCount...)
             } else {
-                s.buffer.removeSubrange((oldCount + got)...)
+                s.buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: s.chunk[..<got]))
             }
         }
     }
