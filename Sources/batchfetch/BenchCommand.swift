@@ -8,7 +8,8 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Measure an HTTP server: send URLs over and over, report latency percentiles and throughput.",
         discussion: """
-            Cycles over the URLs (arguments, or -i FILE, one per line) until -n requests were made or \
+            Cycles over the URLs (arguments, or -i FILE, one per line; a line starting with { is a JSON \
+            request, as fetch reads it) until -n requests were made or \
             -d time has passed (default -n 1000). Closed loop by default: -c requests in flight, a new one \
             as each completes. With --rate R, open loop: request k is due at k/R seconds, and its latency \
             counts from that due time, so queueing in front of a saturated server shows in the tail \
@@ -37,6 +38,8 @@ struct BenchCommand: AsyncParsableCommand {
     @OptionGroup var engine: EngineOptions
 
     @OptionGroup var transport: TransportOptions
+
+    @OptionGroup var request: BenchRequestOptions
 
     @Flag(help: "Print the report as one JSON object instead of text.")
     var json = false
@@ -82,12 +85,14 @@ struct BenchCommand: AsyncParsableCommand {
             places.outputs.append(.init(flag: "--hdr", path: hdr))
         }
         try places.check()
-        let requests = try BenchInput.requests(arguments: self.urls, file: self.input)
+        let requests = try BenchInput.requests(
+            arguments: self.urls, file: self.input, template: try self.request.template())
         let plan = LoadPlan(
             requests: requests, stop: self.stop,
             pacing: self.engine.rate.map { .openLoop(requestsPerSecond: $0) } ?? .closedLoop)
         let hdrFile = try self.hdr.map { try FileHandleOutput.opening($0) }
         var configuration = self.engine.configuration()
+        configuration.headers = try self.request.fields()
         // A load generator should send only what it is asked to, and Accept-Encoding costs libcurl
         // 7.88 ~4,000 instructions a request to format (W1, callgrind).
         self.transport.apply(to: &configuration, compressedByDefault: false)

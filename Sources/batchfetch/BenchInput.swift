@@ -6,11 +6,15 @@ import Foundation
 /// them, so they are held in memory; reading them cannot then disturb the measurement).
 enum BenchInput {
     /// The requests for the URL arguments followed by the lines of `file` (`-` = standard input),
-    /// skipping blank lines and `#` comments.
+    /// skipping blank lines and `#` comments; a line starting with `{` is a JSON request
+    /// (``RequestLine``, its `id` and `meta` unused), and `template` gives every request the
+    /// request flags' defaults.
     ///
-    /// - Throws: `ValidationError` (exit 2) for a URL that cannot be sent, naming its line, or
+    /// - Throws: `ValidationError` (exit 2) for a request that cannot be sent, naming its line, or
     ///   when there is none; ``ExitCode/usage`` when the file cannot be read.
-    static func requests(arguments: [String], file: String?) throws -> [Request] {
+    static func requests(arguments: [String], file: String?, template: RequestTemplate = RequestTemplate()) throws
+        -> [Request]
+    {
         var lines = arguments.map { (source: "argument", text: $0) }
         if let path = file {
             var reader: LineReader
@@ -38,7 +42,17 @@ enum BenchInput {
             if text.isEmpty || text.hasPrefix("#") {
                 continue
             }
-            let request = Request(text)
+            var request = Request(text)
+            if text.hasPrefix("{") {
+                var bytes = text
+                let parsed = bytes.withUTF8 { RequestLine(parsing: UnsafeRawBufferPointer($0), format: .batchfetch) }
+                if let problem = parsed.problem {
+                    throw ValidationError("\(line.source): \(problem.message)")
+                }
+                request = template.request(for: parsed)
+            } else if !template.isEmpty {
+                template.apply(to: &request)
+            }
             if let error = request.validate() {
                 throw ValidationError("\(line.source): \(error.message)")
             }

@@ -10,13 +10,16 @@ struct FetchCommand: AsyncParsableCommand {
         discussion: """
             URLs come from the arguments, from -i FILE, or from standard input (-i - or a pipe; records \
             flow while the pipe is open); one per line, blank lines and lines starting with # skipped. \
-            Each record: index (0-based among URL lines), url, status, ok, attempts, bytes, time_ms (the \
-            last attempt), total_ms (the whole request: every attempt and the waits before retries), \
-            content_type, body, error. Identical lines are sent once: the others' records carry \
-            shared_with (the index of the record whose transfer answered them) and attempts 0. Exit \
-            status: 0 all ok, 1 some failed, 2 usage, unreadable input or an output that cannot be \
-            written or is an input file (checked before the first request), 130 interrupted (records \
-            so far flushed).
+            A line starting with { is a JSON request (--input-format): {"url":…, "method", "headers", \
+            "body" | "body_text" | "body_base64" | "body_file", "id", "meta"}; the flags -X, -H, -d apply \
+            to every line, a line's own fields win. Each record: index (0-based among request lines), id \
+            and meta when the line had them, url, status, ok, attempts, bytes, time_ms (the last \
+            attempt), total_ms (the whole request: every attempt and the waits before retries), \
+            content_type, body, error (a line that is not a valid request: invalidRequest). Identical \
+            requests are sent once: the others' records carry shared_with (the index of the record whose \
+            transfer answered them) and attempts 0. Exit status: 0 all ok, 1 some failed, 2 usage, \
+            unreadable input or an output that cannot be written or is an input file (checked before the \
+            first request), 130 interrupted (records so far flushed).
             """
     )
 
@@ -62,6 +65,8 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var transport: TransportOptions
 
+    @OptionGroup var request: RequestOptions
+
     @Option(name: [.customShort("H"), .long], help: "Extra header 'Name: value' (repeatable; CR/LF refused).")
     var header: [String] = []
 
@@ -74,7 +79,11 @@ struct FetchCommand: AsyncParsableCommand {
             "Follow redirects, at most N (--follow=N; --follow, -L or --location alone: 10).", valueName: "N"))
     var follow: Int?
 
-    @Option(help: "Fetch only shard K of N (0 ≤ K < N), by a stable hash of each URL; records keep their global index.")
+    @Option(
+        help: """
+            Fetch only shard K of N (0 ≤ K < N), by a stable hash of each line (of a JSON request's id when it \
+            has one); records keep their global index.
+            """)
     var shard: Shard?
 
     @Option(
@@ -129,6 +138,7 @@ struct FetchCommand: AsyncParsableCommand {
         var configuration = self.engine.configuration()
         self.deduplication.apply(to: &configuration)
         configuration.headers = try self.headerFields()
+        try self.request.apply(to: &configuration)
         if let agent = self.userAgent {
             configuration.userAgent = agent
         }
@@ -155,7 +165,10 @@ struct FetchCommand: AsyncParsableCommand {
         {
             skip = { index, url in BodyFileStore.isSaved(in: directory, template: template, index: index, url: url) }
         }
-        let source = try FetchInput.open(urls: self.urls, path: self.input, shard: self.shard, skip: skip)
+        let fields = try RequestTemplate.fields(try self.headerFields(), json: self.request.json != nil, user: nil)
+        let source = try FetchInput.open(
+            urls: self.urls, path: self.input, shard: self.shard, skip: skip,
+            lines: try self.request.lines(fields: fields))
         try self.places.check()
         let files = try self.fileStore()
         let configuration = try self.configuration(files: files)
@@ -251,6 +264,9 @@ struct FetchCommand: AsyncParsableCommand {
         if let saveDir = self.saveDir {
             places.folders.append(.init(flag: "--save-dir", path: saveDir))
         }
+        if let jar = self.request.cookieJar {
+            places.outputs.append(.init(flag: "--cookie-jar", path: jar))
+        }
         return places
     }
 
@@ -271,8 +287,17 @@ struct FetchCommand: AsyncParsableCommand {
         _ result: FetchResult, writer: inout RecordWriter, input: FetchInput, tally: FetchTally, sink: FileHandleOutput,
         idle: Bool
     ) {
+        let note = input.note(of: result.index)
+        var result = result
+        if let problem = note?.problem {
+            // The line's own reason, in place of the engine's refusal of its empty URL.
+            result = FetchResult(
+                index: result.index, request: Request(note?.url ?? ""), outcome: .failure(problem), attempts: 0,
+                cache: result.cache)
+        }
         let kind = writer.write(
-            result, index: input.globalIndex(of: result.index), sharedWith: input.globalIndex(ofOwnerOf: result))
+            result, index: input.globalIndex(of: result.index), sharedWith: input.globalIndex(ofOwnerOf: result),
+            echo: note?.echo ?? [])
         tally.count(result, failure: kind)
         if writer.pendingBytes >= 1 << 16 || idle {
             writer.drain(to: sink)

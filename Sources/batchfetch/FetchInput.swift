@@ -23,6 +23,10 @@ final class FetchInput: Sendable {
     /// Lines not to fetch (`--skip-existing`): given the line's global index and URL.
     private let skip: LineSelector.Skip?
     private let indices: IndexMap
+    /// How lines become requests (`--input-format`, the request flags).
+    private let lines: LineRequests
+    /// The `id`, `meta` and problems of JSON request lines, until their records are written.
+    private let notes: LineNotes
     /// How many lines ``skip`` left out.
     let skipped: SkipCounter
     /// With `--shard`: the whole input's line count and digest, and this shard's line count.
@@ -31,10 +35,13 @@ final class FetchInput: Sendable {
     let readFailure: ReadFailure
 
     private init(
-        source: Source, shard: Shard?, skip: LineSelector.Skip?, indices: IndexMap, skipped: SkipCounter,
-        tally: ShardTally = ShardTally(), readFailure: ReadFailure = ReadFailure()
+        source: Source, shard: Shard?, skip: LineSelector.Skip?, indices: IndexMap, lines: LineRequests,
+        notes: LineNotes, skipped: SkipCounter, tally: ShardTally = ShardTally(),
+        readFailure: ReadFailure = ReadFailure()
     ) {
         self.source = source
+        self.lines = lines
+        self.notes = notes
         self.readFailure = readFailure
         self.shard = shard
         self.skip = skip
@@ -44,10 +51,12 @@ final class FetchInput: Sendable {
     }
 
     /// Opens the input. - Throws: ``ExitCode/usage`` when a file cannot be read or there is no input.
-    static func open(urls: [String], path: String?, shard: Shard?, skip: LineSelector.Skip? = nil) throws
-        -> FetchInput
-    {
+    static func open(
+        urls: [String], path: String?, shard: Shard?, skip: LineSelector.Skip? = nil,
+        lines: LineRequests = LineRequests()
+    ) throws -> FetchInput {
         let indices = IndexMap()
+        let notes = LineNotes()
         let counter = SkipCounter()
         if let path, path != "-" {
             do {
@@ -57,11 +66,13 @@ final class FetchInput: Sendable {
                 throw ExitCode.usage
             }
             return FetchInput(
-                source: .file(path: path, arguments: urls), shard: shard, skip: skip, indices: indices, skipped: counter
-            )
+                source: .file(path: path, arguments: urls), shard: shard, skip: skip, indices: indices, lines: lines,
+                notes: notes, skipped: counter)
         }
         if path == nil && !urls.isEmpty {
-            return FetchInput(source: .arguments(urls), shard: shard, skip: skip, indices: indices, skipped: counter)
+            return FetchInput(
+                source: .arguments(urls), shard: shard, skip: skip, indices: indices, lines: lines, notes: notes,
+                skipped: counter)
         }
         if path == nil && isatty(0) != 0 {
             FileHandleOutput.standardError.write(
@@ -75,7 +86,8 @@ final class FetchInput: Sendable {
         let tally = ShardTally()
         let failure = ReadFailure()
         let stream = ThreadedInput<Request> { send in
-            var selector = LineSelector(shard: shard, skip: skip, skipped: counter, tally: tally)
+            var selector = LineSelector(
+                shard: shard, skip: skip, skipped: counter, tally: tally, lines: lines, notes: notes)
             for line in urls {
                 if let request = selector.request(line, record: indices.remember), !send(request) {
                     return
@@ -90,8 +102,8 @@ final class FetchInput: Sendable {
             failure.note(reader, path: "-")
         }
         return FetchInput(
-            source: .standardInput(stream), shard: shard, skip: skip, indices: indices, skipped: counter, tally: tally,
-            readFailure: failure)
+            source: .standardInput(stream), shard: shard, skip: skip, indices: indices, lines: lines, notes: notes,
+            skipped: counter, tally: tally, readFailure: failure)
     }
 
     /// The lazily read requests of an argument or file source (call on the consuming task).
@@ -115,7 +127,9 @@ final class FetchInput: Sendable {
         }
         return LazyRequests(
             arguments: arguments, reader: reader, path: path,
-            selector: LineSelector(shard: self.shard, skip: self.skip, skipped: self.skipped, tally: self.tally),
+            selector: LineSelector(
+                shard: self.shard, skip: self.skip, skipped: self.skipped, tally: self.tally, lines: self.lines,
+                notes: self.notes),
             indices: self.indices, failure: self.readFailure)
     }
 
@@ -133,6 +147,11 @@ final class FetchInput: Sendable {
         }
         return self.tally.manifest(
             shard: shard, input: input, order: order.rawValue, records: records, complete: complete, output: output)
+    }
+
+    /// What the line of the result with this engine index carries to its record, taken once.
+    func note(of engineIndex: Int) -> LineNote? {
+        self.notes.take(engineIndex)
     }
 
     /// The global line index of the result with this engine index.
@@ -204,8 +223,8 @@ struct LazyRequests: Sequence, IteratorProtocol {
     }
 }
 
-/// Turns input lines into requests: skips blanks and comments, trims, applies the shard and the
-/// skip predicate.
+/// Turns input lines into requests: skips blanks and comments, trims, reads JSON request lines,
+/// applies the shard and the skip predicate.
 struct LineSelector {
     /// Whether the line with this global index and URL is left out (e.g. its file is saved).
     typealias Skip = @Sendable (_ globalIndex: Int, _ url: String) -> Bool
@@ -214,40 +233,50 @@ struct LineSelector {
     let skip: Skip?
     let skipped: SkipCounter?
     let tally: ShardTally?
+    let lines: LineRequests
+    let notes: LineNotes?
     private var global = 0
     private var selected = 0
     private var digest = InputDigest()
     private var inShard = 0
 
-    init(shard: Shard?, skip: Skip? = nil, skipped: SkipCounter? = nil, tally: ShardTally? = nil) {
+    init(
+        shard: Shard?, skip: Skip? = nil, skipped: SkipCounter? = nil, tally: ShardTally? = nil,
+        lines: LineRequests = LineRequests(), notes: LineNotes? = nil
+    ) {
         self.shard = shard
         self.skip = skip
         self.skipped = skipped
         self.tally = tally
+        self.lines = lines
+        self.notes = notes
     }
 
-    mutating func request(_ line: String, record: (_ engineIndex: Int, _ globalIndex: Int) -> Void) -> Request? {
-        guard var request = Self.request(fromLine: line) else {
+    mutating func request(_ text: String, record: (_ engineIndex: Int, _ globalIndex: Int) -> Void) -> Request? {
+        guard let line = self.lines.read(text, hashing: self.shard != nil) else {
             return nil
         }
+        var request = line.request
         defer { self.global += 1 }
         if let shard = self.shard {
-            let hash = InputDigest.hash(request.url)
-            self.digest.add(lineHash: hash)
-            let contained = shard.contains(hash: hash)
+            self.digest.add(lineHash: line.lineHash)
+            let contained = shard.contains(hash: line.shardHash)
             self.inShard += contained ? 1 : 0
             self.tally?.update(lines: self.global + 1, digest: self.digest, inShard: self.inShard)
             guard contained else {
                 return nil
             }
         }
-        if let skip = self.skip, skip(self.global, request.url) {
+        if let skip = self.skip, line.note?.problem == nil, skip(self.global, request.url) {
             self.skipped?.add()
             return nil
         }
         if self.shard != nil || self.skip != nil {
             record(self.selected, self.global)
             request.tag = self.global
+        }
+        if let note = line.note {
+            self.notes?.remember(note, engineIndex: self.selected)
         }
         self.selected += 1
         return request

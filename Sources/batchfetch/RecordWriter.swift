@@ -58,11 +58,15 @@ struct RecordWriter {
     }
 
     /// Appends one record for `result`, numbered `index`; `sharedWith` numbers the record whose
-    /// transfer answered it, when another's did.
+    /// transfer answered it, when another's did; `echo` (a JSON request line's `,"id":…,"meta":…`)
+    /// follows the index.
     /// - Returns: the error kind when the record is not ok, `nil` when it is.
-    mutating func write(_ result: FetchResult, index: Int, sharedWith: Int?) -> FetchError.Kind? {
+    mutating func write(_ result: FetchResult, index: Int, sharedWith: Int?, echo: [UInt8] = []) -> FetchError.Kind? {
         self.json.raw("{\"index\":")
         self.json.int(index)
+        if !echo.isEmpty {
+            self.json.raw(echo)
+        }
         self.json.raw(",\"url\":")
         self.json.string(result.request.url.redactedURL)
         guard case .success(let response) = result.outcome else {

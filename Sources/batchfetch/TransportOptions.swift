@@ -32,7 +32,25 @@ struct TransportOptions: ParsableArguments {
         help: "Trust the certificate authorities in this PEM FILE instead of the system's (a private CA).")
     var caCert: String?
 
+    @Option(
+        help: ArgumentHelp(
+            """
+            Send every request through this proxy (http://host:port, socks5h://host:port, …; '' for none). \
+            Default: the environment's http_proxy, https_proxy, all_proxy and no_proxy, as curl reads them.
+            """, valueName: "URL"))
+    var proxy: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Reach these hosts directly, not through a proxy: names, domains and addresses, comma-separated; * for all.",
+            valueName: "LIST"))
+    var noproxy: String?
+
     func validate() throws {
+        for (flag, value) in [("--proxy", self.proxy), ("--noproxy", self.noproxy)]
+        where value?.utf8.contains(where: { $0 <= 0x20 && $0 != 0x20 || $0 == 0x7F }) == true {
+            throw ValidationError("\(flag) must not contain control characters")
+        }
         if self.http2 && self.http2PriorKnowledge {
             throw ValidationError("give either --http2 or --http2-prior-knowledge, not both")
         }
@@ -58,6 +76,8 @@ struct TransportOptions: ParsableArguments {
             self.http2PriorKnowledge ? .http2PriorKnowledge : self.http2 ? .http2 : .http1_1
         configuration.verifyTLS = !self.insecure
         configuration.caCertificateFile = self.caCert
+        configuration.proxy = self.proxy
+        configuration.noProxy = self.noproxy
     }
 
     /// Says on standard error that certificates go unchecked, when `-k` was given, and that h2c

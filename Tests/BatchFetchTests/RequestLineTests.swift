@@ -103,6 +103,11 @@ struct RequestLineTests {
         #expect(line.problem?.kind == .invalidRequest)
         #expect(line.problem?.message.contains("nesting deeper than 512") == true)
         #expect(line.meta == nil)
+        // The id after it is still found for the record; the deep value is not kept.
+        let before = self.read(#"{"url":"http://h","meta":"# + deep + #","id":"after"}"#)
+        #expect(before.problem != nil && before.meta == nil && self.text(before.id) == #""after""#)
+        let deepId = self.read(#"{"url":"http://h","id":"# + deep + "}")
+        #expect(deepId.problem != nil && deepId.id == nil && deepId.url == "http://h")
         let shallow = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
         #expect(self.text(self.read(#"{"url":"http://h","meta":"# + shallow + "}").meta) == shallow)
     }

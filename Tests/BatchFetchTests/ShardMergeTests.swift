@@ -193,6 +193,22 @@ struct ShardMergeTests {
             ])
     }
 
+    @Test func storedCommandsKeepNoUserCredentialsOrCookies() {
+        let arguments = [
+            "batchfetch", "fetch", "-u", "ann:s3cret", "--user=bob:pw", "-ucat:pw2", "-b", "sid=1; k=2", "-b",
+            "jar.txt",
+            "--cookie=a=b", "-bx=y", "--cookie", "jar2.txt", "--proxy", "http://p:pw@proxy:3128", "-i", "urls.txt",
+        ]
+        let stored = ShardManifest.redacting(arguments: arguments)
+        #expect(
+            stored == [
+                "batchfetch", "fetch", "-u", "***", "--user=***", "-u***", "-b", "***", "-b", "jar.txt",
+                "--cookie=***", "-b***", "--cookie", "jar2.txt", "--proxy", "http://p:***@proxy:3128", "-i",
+                "urls.txt",
+            ])
+        #expect(!stored.joined(separator: " ").contains("s3cret"))
+    }
+
     @Test func theInputDigestIsFNVFoldedInOrder() {
         #expect(InputDigest.hash("a") == 0xaf63_dc4c_8601_ec8c, "FNV-1a 64 of \"a\"")
         func digest(_ lines: [String]) -> String {

@@ -64,7 +64,10 @@ package struct RequestLine {
         } catch {
             let problem = error
             self = RequestLine()
-            try? self.read(scanner, format: format, lenient: true)
+            // Past any nesting (the scanner's stack is its own, not the thread's), so that an id
+            // after a value nested too deeply is still found; what is kept is held to the limit.
+            let tolerant = JSONScanner(bytes: bytes, path: [], maxDepth: Int.max)
+            try? self.read(tolerant, format: format, lenient: true)
             self.problem = problem
         }
     }
@@ -125,13 +128,20 @@ package struct RequestLine {
         switch name {
         case "url" where scanner.base[value.lowerBound] == UInt8(ascii: "\""):
             self.url = String(decoding: scanner.stringContent(value), as: UTF8.self)
-        case "id":
+        case "id" where Self.isShallow(scanner, value):
             self.id = scanner.raw(value)
-        case "meta":
+        case "meta" where Self.isShallow(scanner, value):
             self.meta = scanner.raw(value)
         default:
             break
         }
+    }
+
+    /// Whether `value` nests no deeper than ``maxDepth`` (a record may carry it).
+    private static func isShallow(_ scanner: JSONScanner, _ value: Range<Int>) -> Bool {
+        let bytes = UnsafeRawBufferPointer(start: scanner.base + value.lowerBound, count: value.count)
+        let checked = JSONScanner(bytes: bytes, path: [], maxDepth: Self.maxDepth)
+        return (try? checked.skipValue(at: 0, depth: 0)) != nil
     }
 
     /// Reads the value of field `name` into the request.

@@ -62,19 +62,42 @@ public struct ShardManifest: Codable, Sendable, Hashable {
     public var shardArgument: String { "\(self.index)/\(self.count)" }
 
     /// A command line fit to store: the values of header options whose name suggests a credential
-    /// (`Authorization`, `Cookie`, `…Token`, `…Key`, `…Secret`) become `Name: ***`, and URL
-    /// arguments lose their passwords and secret query values (as records' `url` does), so a stats
-    /// file can be shared as freely as the records.
+    /// (`Authorization`, `Cookie`, `…Token`, `…Key`, `…Secret`) become `Name: ***`, `-u/--user`'s
+    /// credentials and `-b/--cookie`'s cookies (not its file names) `***`, and URL arguments lose
+    /// their passwords and secret query values (as records' `url` does), so a stats file can be
+    /// shared as freely as the records.
     public static func redacting(arguments: [String]) -> [String] {
         var result: [String] = []
         var headerNext = false
+        var secretNext = false
+        var cookieNext = false
         for argument in arguments {
             if headerNext {
                 result.append(Self.redactedHeader(argument))
                 headerNext = false
+            } else if secretNext {
+                result.append("***")
+                secretNext = false
+            } else if cookieNext {
+                result.append(argument.contains("=") ? "***" : argument)
+                cookieNext = false
             } else if argument == "-H" || argument == "--header" {
                 result.append(argument)
                 headerNext = true
+            } else if argument == "-u" || argument == "--user" {
+                result.append(argument)
+                secretNext = true
+            } else if argument == "-b" || argument == "--cookie" {
+                result.append(argument)
+                cookieNext = true
+            } else if argument.hasPrefix("--user=") {
+                result.append("--user=***")
+            } else if argument.hasPrefix("-u") && !argument.hasPrefix("--") {
+                result.append("-u***")
+            } else if argument.hasPrefix("--cookie=") && argument.dropFirst("--cookie=".count).contains("=") {
+                result.append("--cookie=***")
+            } else if argument.hasPrefix("-b") && !argument.hasPrefix("--") && argument.contains("=") {
+                result.append("-b***")
             } else if argument.hasPrefix("--header=") {
                 result.append("--header=" + Self.redactedHeader(String(argument.dropFirst("--header=".count))))
             } else if argument.hasPrefix("-H") {
