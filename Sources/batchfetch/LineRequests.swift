@@ -82,11 +82,16 @@ struct LineRequests: Sendable {
             RequestLine(parsing: UnsafeRawBufferPointer(bytes), format: self.format == .vegeta ? .vegeta : .batchfetch)
         }
         var echo: [UInt8] = []
-        if let id = line.id {
-            echo += Array(",\"id\":".utf8) + id
-        }
-        if let meta = line.meta {
-            echo += Array(",\"meta\":".utf8) + meta
+        if line.id != nil || line.meta != nil {
+            echo.reserveCapacity(14 + (line.id?.count ?? 0) + (line.meta?.count ?? 0))
+            if let id = line.id {
+                echo.append(contentsOf: ",\"id\":".utf8)
+                echo.append(contentsOf: id)
+            }
+            if let meta = line.meta {
+                echo.append(contentsOf: ",\"meta\":".utf8)
+                echo.append(contentsOf: meta)
+            }
         }
         let lineHash = hashing ? InputDigest.hash(text) : 0
         let shardHash = hashing ? line.id.map { InputDigest.hash(bytes: $0) } ?? lineHash : 0

@@ -20,6 +20,16 @@ extension JSONScanner {
         return Array(raw)
     }
 
+    /// The text of the validated string `value`, made straight from its bytes when it has no
+    /// escape (a URL, nearly always).
+    func stringText(_ value: Range<Int>) -> String {
+        let raw = UnsafeBufferPointer(start: self.base + value.lowerBound + 1, count: value.count - 2)
+        if raw.contains(UInt8(ascii: "\\")) {
+            return String(decoding: Self.unescape(raw), as: UTF8.self)
+        }
+        return String(decoding: raw, as: UTF8.self)
+    }
+
     /// The decoded content of field `field`'s value, which must be a string.
     func string(_ value: Range<Int>, field: String) throws(FetchError) -> [UInt8] {
         guard self.base[value.lowerBound] == UInt8(ascii: "\"") else {

@@ -89,11 +89,17 @@ package struct RequestLine {
             while true {
                 let (start, key) = try Self.json { () throws(JSONScanner.Failure) in try scanner.member(at: position) }
                 let end = try Self.json { () throws(JSONScanner.Failure) in try scanner.skipValue(at: start, depth: 1) }
-                let name = scanner.text(key)
+                let field = Field.named(scanner, key)
                 if lenient {
-                    self.keep(name, scanner: scanner, value: start..<end)
+                    self.keep(field, scanner: scanner, value: start..<end)
+                } else if let field, field.belongs(to: format) {
+                    try self.take(field, scanner: scanner, value: start..<end, format: format, seen: &seen)
                 } else {
-                    try self.take(name, scanner: scanner, value: start..<end, format: format, seen: &seen)
+                    let known =
+                        format == .vegeta
+                        ? "method, url, body, header"
+                        : "url, method, headers, body, body_text, body_base64, body_file, id, meta"
+                    throw Self.invalid("unknown field '\(scanner.text(key))' (the fields are \(known))")
                 }
                 position = scanner.skipWhitespace(from: end)
                 guard position < scanner.count else {
@@ -119,18 +125,19 @@ package struct RequestLine {
 
     /// The fields a line has given so far, to refuse one given twice and a second body.
     private struct Fields {
-        var names: Set<String> = []
-        var body: String?
+        /// Bit `field.rawValue` set for each field seen.
+        var seen: UInt16 = 0
+        var body: Field?
     }
 
     /// Takes `url`, `id` and `meta` of a line that has a problem, for its record.
-    private mutating func keep(_ name: String, scanner: JSONScanner, value: Range<Int>) {
-        switch name {
-        case "url" where scanner.base[value.lowerBound] == UInt8(ascii: "\""):
-            self.url = String(decoding: scanner.stringContent(value), as: UTF8.self)
-        case "id" where Self.isShallow(scanner, value):
+    private mutating func keep(_ field: Field?, scanner: JSONScanner, value: Range<Int>) {
+        switch field {
+        case .url where scanner.base[value.lowerBound] == UInt8(ascii: "\""):
+            self.url = scanner.stringText(value)
+        case .id where Self.isShallow(scanner, value):
             self.id = scanner.raw(value)
-        case "meta" where Self.isShallow(scanner, value):
+        case .meta where Self.isShallow(scanner, value):
             self.meta = scanner.raw(value)
         default:
             break
@@ -144,58 +151,50 @@ package struct RequestLine {
         return (try? checked.skipValue(at: 0, depth: 0)) != nil
     }
 
-    /// Reads the value of field `name` into the request.
+    /// Reads the value of `field` into the request.
     private mutating func take(
-        _ name: String, scanner: JSONScanner, value: Range<Int>, format: Format, seen: inout Fields
+        _ field: Field, scanner: JSONScanner, value: Range<Int>, format: Format, seen: inout Fields
     ) throws(FetchError) {
-        guard seen.names.insert(name).inserted else {
-            throw Self.invalid("field '\(name)' is given twice")
+        let bit: UInt16 = 1 << field.rawValue
+        guard seen.seen & bit == 0 else {
+            throw Self.invalid("field '\(field.name)' is given twice")
         }
-        let isBody: Bool
-        switch (format, name) {
-        case (_, "url"):
-            self.url = String(decoding: try scanner.string(value, field: name), as: UTF8.self)
-            isBody = false
-        case (_, "method"):
+        seen.seen |= bit
+        let name = field.name
+        switch field {
+        case .url:
+            guard scanner.base[value.lowerBound] == UInt8(ascii: "\"") else {
+                throw Self.invalid("field 'url' is not a string")
+            }
+            self.url = scanner.stringText(value)
+        case .method:
             self.method = try Self.method(String(decoding: try scanner.string(value, field: name), as: UTF8.self))
-            isBody = false
-        case (.batchfetch, "headers"), (.vegeta, "header"):
-            self.headers = try scanner.headers(value, field: name, arraysOnly: format == .vegeta)
-            isBody = false
-        case (.batchfetch, "body"):
-            self.body = .json(scanner.compact(value))
-            isBody = true
-        case (.batchfetch, "body_text"):
-            self.body = .bytes(try scanner.string(value, field: name))
-            isBody = true
-        case (.batchfetch, "body_base64"), (.vegeta, "body"):
+        case .headers, .header:
+            self.headers = try scanner.headers(value, field: name, arraysOnly: field == .header)
+        case .body where format == .vegeta:
             self.body = .bytes(try scanner.base64(value, field: name))
-            isBody = true
-        case (.batchfetch, "body_file"):
+        case .body:
+            self.body = .json(scanner.compact(value))
+        case .bodyText:
+            self.body = .bytes(try scanner.string(value, field: name))
+        case .bodyBase64:
+            self.body = .bytes(try scanner.base64(value, field: name))
+        case .bodyFile:
             let path = String(decoding: try scanner.string(value, field: name), as: UTF8.self)
             guard !path.isEmpty, !path.utf8.contains(0) else {
                 throw Self.invalid("field 'body_file' is not a file name")
             }
             self.body = .file(path)
-            isBody = true
-        case (.batchfetch, "id"):
+        case .id:
             self.id = scanner.raw(value)
-            isBody = false
-        case (.batchfetch, "meta"):
+        case .meta:
             self.meta = scanner.raw(value)
-            isBody = false
-        default:
-            let known =
-                format == .vegeta
-                ? "method, url, body, header"
-                : "url, method, headers, body, body_text, body_base64, body_file, id, meta"
-            throw Self.invalid("unknown field '\(name)' (the fields are \(known))")
         }
-        if isBody {
+        if field.isBody {
             if let earlier = seen.body {
-                throw Self.invalid("fields '\(earlier)' and '\(name)' both give a body: give one")
+                throw Self.invalid("fields '\(earlier.name)' and '\(name)' both give a body: give one")
             }
-            seen.body = name
+            seen.body = field
         }
     }
 
@@ -218,5 +217,78 @@ package struct RequestLine {
 
     static func invalid(_ message: String) -> FetchError {
         FetchError(kind: .invalidRequest, message: message)
+    }
+}
+
+extension RequestLine {
+    /// The fields of both forms, known by their keys' raw bytes (no `String` per key).
+    enum Field: UInt16 {
+        case url, method, headers, header, body, bodyText, bodyBase64, bodyFile, id, meta
+
+        /// The key as a line spells it.
+        var name: String {
+            switch self {
+            case .url: "url"
+            case .method: "method"
+            case .headers: "headers"
+            case .header: "header"
+            case .body: "body"
+            case .bodyText: "body_text"
+            case .bodyBase64: "body_base64"
+            case .bodyFile: "body_file"
+            case .id: "id"
+            case .meta: "meta"
+            }
+        }
+
+        var isBody: Bool {
+            switch self {
+            case .body, .bodyText, .bodyBase64, .bodyFile: true
+            default: false
+            }
+        }
+
+        /// Whether lines of `format` have the field.
+        func belongs(to format: Format) -> Bool {
+            switch self {
+            case .url, .method, .body: true
+            case .header: format == .vegeta
+            default: format == .batchfetch
+            }
+        }
+
+        /// The field the key between `key`'s bounds (without its quotes) names, if any. A key
+        /// with escapes is decoded only when it matches no field as it is.
+        static func named(_ scanner: JSONScanner, _ key: Range<Int>) -> Field? {
+            let raw = UnsafeRawBufferPointer(start: scanner.base + key.lowerBound, count: key.count)
+            if let field = Self.named(raw) {
+                return field
+            }
+            guard raw.contains(UInt8(ascii: "\\")) else {
+                return nil
+            }
+            return JSONScanner.unescape(raw.assumingMemoryBound(to: UInt8.self)).withUnsafeBytes { Self.named($0) }
+        }
+
+        private static func named(_ raw: UnsafeRawBufferPointer) -> Field? {
+            switch raw.count {
+            case 2: Self.is(raw, "id") ? .id : nil
+            case 3: Self.is(raw, "url") ? .url : nil
+            case 4: Self.is(raw, "body") ? .body : Self.is(raw, "meta") ? .meta : nil
+            case 6: Self.is(raw, "method") ? .method : Self.is(raw, "header") ? .header : nil
+            case 7: Self.is(raw, "headers") ? .headers : nil
+            case 9: Self.is(raw, "body_text") ? .bodyText : Self.is(raw, "body_file") ? .bodyFile : nil
+            case 11: Self.is(raw, "body_base64") ? .bodyBase64 : nil
+            default: nil
+            }
+        }
+
+        /// Whether `raw` holds `name`'s bytes (of the same length).
+        private static func `is`(_ raw: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
+            guard let base = raw.baseAddress else {
+                return false
+            }
+            return memcmp(base, name.utf8Start, name.utf8CodeUnitCount) == 0
+        }
     }
 }
