@@ -35,12 +35,24 @@ final class ThreadedInput<Element: Sendable>: AsyncSequence, Sendable {
         thread.start()
     }
 
+    /// Gives back the buffer's space that elements never taken still hold: libdispatch traps
+    /// when a semaphore is freed with a lower count than it was made with, which a run that
+    /// stops before reading its input (a usage error found after the thread started) did.
+    deinit {
+        let held = self.state.withLock { $0.buffer.count }
+        for _ in 0..<held {
+            self.space.signal()
+        }
+    }
+
     /// Called on the reading thread; blocks while the buffer is full.
     /// - Returns: `false` when the consumer has gone away and reading should stop.
     private func send(_ element: Element) -> Bool {
         self.space.wait()
         let (waiter, cancelled) = self.state.withLock { state -> (CheckedContinuation<[Element], Never>?, Bool) in
             if state.cancelled {
+                // Not buffered: its space goes back at once.
+                self.space.signal()
                 return (nil, true)
             }
             if let waiter = state.waiter {
