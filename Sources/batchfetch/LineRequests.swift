@@ -30,13 +30,20 @@ struct LineNote: Sendable {
 /// differ only in `id` are the same request and get one record each.
 final class LineNotes: Sendable {
     private let notes = Mutex<[Int: LineNote]>([:])
+    /// Whether any note was ever remembered: a URL list's records then take no lock. A line's note
+    /// is remembered before its request is submitted, so before its result can come back.
+    private let used = Atomic<Bool>(false)
 
     func remember(_ note: LineNote, engineIndex: Int) {
         self.notes.withLock { $0[engineIndex] = note }
+        self.used.store(true, ordering: .releasing)
     }
 
     func take(_ engineIndex: Int) -> LineNote? {
-        self.notes.withLock { $0.removeValue(forKey: engineIndex) }
+        guard self.used.load(ordering: .acquiring) else {
+            return nil
+        }
+        return self.notes.withLock { $0.removeValue(forKey: engineIndex) }
     }
 }
 
