@@ -6,8 +6,8 @@ import Testing
     import Glibc
 #endif
 
-/// JSON request lines at the sizes an input can reach: a body file of a gigabyte streams in
-/// constant memory, and a 10 MB line is one request like any other.
+/// JSON request lines at the sizes an input can reach: a body file of hundreds of megabytes
+/// streams in constant memory, and a 10 MB line is one request like any other.
 @Suite(.serialized)
 struct HostileRequestTests {
     /// Runs `batchfetch ARGS` under python3, which reports the peak resident set of its only
@@ -27,12 +27,14 @@ struct HostileRequestTests {
         return (output, peak)
     }
 
-    /// A sparse file of 1 GiB (zeros that take no disk) as a `body_file`: the server counts every
-    /// byte, and the command's peak memory stays that of a small batch.
-    @Test func aGigabyteBodyFileStreamsInConstantMemory() async throws {
+    /// A sparse file of 256 MiB (zeros that take no disk) as a `body_file`: the server counts every
+    /// byte, and the command's peak memory stays that of a small batch, a quarter of the body.
+    /// (1 GiB streams the same way, in the same memory, but the debug test server's seconds of
+    /// CPU to take it in starved the timing tests that run beside it.)
+    @Test func aLargeBodyFileStreamsInConstantMemory() async throws {
         let directory = try ScratchDirectory("hostile-body-file")
         let path = directory.path("sparse.bin")
-        let size = 1 << 30
+        let size = 256 << 20
         let descriptor = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
         #expect(descriptor >= 0)
         #expect(ftruncate(descriptor, off_t(size)) == 0)
@@ -46,7 +48,7 @@ struct HostileRequestTests {
             let arrival = try #require(server.arrivals.first)
             #expect(arrival.bodyBytes == size)
             #expect(arrival.head.contains("Content-Length: \(size)"))
-            #expect(peakKiB > 0 && peakKiB < 64 * 1024, "peak RSS \(peakKiB) KiB for a 1 GiB body")
+            #expect(peakKiB > 0 && peakKiB < 64 * 1024, "peak RSS \(peakKiB) KiB for a 256 MiB body")
         }
     }
 
