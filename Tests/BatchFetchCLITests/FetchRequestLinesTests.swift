@@ -27,7 +27,7 @@ struct FetchRequestLinesTests {
                 #"{"id":17,"url":"\#(url)?d","body_text":"plain","headers":{"Content-Type":"text/plain"}}"#,
                 #"{"url":"\#(url)?e","body_base64":"AAEC","meta":null}"#,
             ].joined(separator: "\n")
-            let (status, records, output) = try self.requests.run(["--body", "json"], stdin: input)
+            let (status, records, output) = try await self.requests.run(["--body", "json"], stdin: input)
             #expect(status == 0, "\(output)")
             let lines = output.stdout.split(separator: "\n")
             #expect(lines[0].hasPrefix(#"{"index":0,"id":{ "k" : [1, 2.50] },"meta":"m\u00e9","url":"#))
@@ -56,7 +56,7 @@ struct FetchRequestLinesTests {
                 #"{"url":"\#(url)","method":"DELETE","headers":{"X-Env":"line"},"body_text":"mine"}"#,
                 #"{"url":"\#(url)","body":[1]}"#,
             ].joined(separator: "\n")
-            let (status, records, output) = try self.requests.run(
+            let (status, records, output) = try await self.requests.run(
                 ["-X", "PUT", "-H", "X-Env: flag", "--json", #"{"d":1}"#], stdin: input)
             #expect(status == 0, "\(output)")
             let seen = try records.map { try FetchRequestTests.Seen($0) }
@@ -80,7 +80,7 @@ struct FetchRequestLinesTests {
                 #"{"url":"\#(url)"#,
                 "\(url)?fine",
             ].joined(separator: "\n")
-            let (status, records, output) = try self.requests.run([], stdin: input)
+            let (status, records, output) = try await self.requests.run([], stdin: input)
             #expect(status == 1, "\(output)")
             #expect(records.count == 7)
             #expect(records.map { $0["index"] as? Int } == Array(0..<7))
@@ -105,17 +105,17 @@ struct FetchRequestLinesTests {
         try await TestHTTPServer.with { server in
             let url = "\(server.baseURL)/request"
             let json = #"{"url":"\#(url)"}"#
-            let (_, asURL, _) = try self.requests.run(["--input-format", "urls"], stdin: json)
+            let (_, asURL, _) = try await self.requests.run(["--input-format", "urls"], stdin: json)
             #expect(self.kind(asURL.first) == "invalidURL")
-            let (_, asJSON, _) = try self.requests.run(["--input-format", "jsonl"], stdin: url)
+            let (_, asJSON, _) = try await self.requests.run(["--input-format", "jsonl"], stdin: url)
             #expect(self.kind(asJSON.first) == "invalidRequest")
             #expect(self.message(asJSON.first).contains("not a JSON object"))
             let target = #"{"method":"POST","url":"\#(url)","body":"aGk=","header":{"X-V":["1","2"]}}"#
-            let (status, vegeta, output) = try self.requests.run(["--input-format", "vegeta"], stdin: target)
+            let (status, vegeta, output) = try await self.requests.run(["--input-format", "vegeta"], stdin: target)
             #expect(status == 0, "\(output)")
             let seen = try FetchRequestTests.Seen(vegeta.first)
             #expect(seen.method == "POST" && seen.body == "hi" && seen.header("X-V") == ["1", "2"])
-            let (_, ours, _) = try self.requests.run(["--input-format", "vegeta"], stdin: json)
+            let (_, ours, _) = try await self.requests.run(["--input-format", "vegeta"], stdin: json)
             #expect(self.message(ours.first).contains("no 'method' field"))
         }
     }
@@ -130,7 +130,7 @@ struct FetchRequestLinesTests {
             try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
             var indices: [Int] = []
             for shard in 0..<4 {
-                let (status, records, output) = try self.requests.run([
+                let (status, records, output) = try await self.requests.run([
                     "-i", input, "--shard", "\(shard)/4", "--body", "none", "-c", "32",
                 ])
                 #expect(status == 0, "\(output)")

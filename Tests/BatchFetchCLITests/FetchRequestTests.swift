@@ -10,8 +10,9 @@ struct FetchRequestTests {
     /// Runs `batchfetch fetch -q --retries 0 ARGS`: its status, its records and its whole output.
     func run(
         _ arguments: [String], stdin: String? = nil
-    ) throws -> (status: Int32, records: [[String: Any]], output: Executable.Output) {
-        let output = try Executable.batchfetch().run(["fetch", "-q", "--retries", "0"] + arguments, stdin: stdin)
+    ) async throws -> (status: Int32, records: [[String: Any]], output: Executable.Output) {
+        let output = try await Executable.batchfetch().runOffPool(
+            ["fetch", "-q", "--retries", "0"] + arguments, stdin: stdin)
         if output.signal != nil || output.hung {
             Issue.record("batchfetch fetch \(arguments.joined(separator: " ")): \(output.summary)")
         }
@@ -58,14 +59,14 @@ struct FetchRequestTests {
                 (["-X", "PATCH", "--json", "@\(binary)"], "PATCH", "line 1\nline 2\n", ["application/json"]),
             ]
             for (arguments, method, body, type) in cases {
-                let (status, records, output) = try self.run(arguments + [url])
+                let (status, records, output) = try await self.run(arguments + [url])
                 #expect(status == 0, "\(arguments): \(output)")
                 let seen = try Seen(records.first)
                 #expect(seen.method == method, "\(arguments)")
                 #expect(seen.body == body, "\(arguments)")
                 #expect(seen.header("Content-Type") == type, "\(arguments)")
             }
-            let (_, json, _) = try self.run(["--json", "{}", "-H", "Accept: text/csv", url])
+            let (_, json, _) = try await self.run(["--json", "{}", "-H", "Accept: text/csv", url])
             #expect(try Seen(json.first).header("Accept") == ["text/csv"], "-H wins over --json's Accept")
         }
     }
@@ -84,7 +85,7 @@ struct FetchRequestTests {
                 (["--proxy", "http://p\r\n:1"], "--proxy must not contain control characters"),
             ]
             for (arguments, says) in cases {
-                let output = try Executable.batchfetch().run(["fetch", "-q"] + arguments + [url])
+                let output = try await Executable.batchfetch().runOffPool(["fetch", "-q"] + arguments + [url])
                 #expect(output.status == 2, "\(arguments): \(output)")
                 #expect(output.stderr.contains(says), "\(arguments): \(output)")
                 #expect(!output.stderr.contains("no-colon-secret"), "the -u value is never echoed")
@@ -99,7 +100,7 @@ struct FetchRequestTests {
         let directory = try ScratchDirectory("fetch-requests")
         let stats = directory.path("stats.json")
         try await TestHTTPServer.with { server in
-            let (status, records, output) = try self.run([
+            let (status, records, output) = try await self.run([
                 "-u", "ann:s3cret", "--shard", "0/1", "--stats", stats, "\(server.baseURL)/request",
                 "http://127.0.0.1:1/refused",
             ])
@@ -124,7 +125,7 @@ struct FetchRequestTests {
         try await TestHTTPServer.with { server in
             let set = "\(server.baseURL)/set-cookie?cookie=sid%3D42%3B%20Path%3D%2F"
             // One in flight: the second request leaves after the first response set the cookie.
-            let (status, records, output) = try self.run([
+            let (status, records, output) = try await self.run([
                 "-c", "1", "-b", "given=1", "--cookie-jar", jar, set, "\(server.baseURL)/request",
             ])
             #expect(status == 0, "\(output)")
@@ -136,27 +137,31 @@ struct FetchRequestTests {
                 ])
             #expect(try String(contentsOfFile: jar, encoding: .utf8).contains("\tsid\t42"))
             // The jar starts the next run; a missing file is an empty jar, as in curl.
-            let (_, again, _) = try self.run(["-b", jar, "-b", directory.path("none.txt"), "\(server.baseURL)/request"])
+            let (_, again, _) = try await self.run([
+                "-b", jar, "-b", directory.path("none.txt"), "\(server.baseURL)/request",
+            ])
             #expect(try Seen(again.first).header("Cookie") == ["sid=42"])
         }
     }
 
     @Test func aProxyFromTheFlagCarriesTheRequestsAndNoproxyBypassesIt() async throws {
         try await TestHTTPServer.with { server in
-            let (status, records, output) = try self.run(["--proxy", server.baseURL, "http://proxied.invalid/request"])
+            let (status, records, output) = try await self.run([
+                "--proxy", server.baseURL, "http://proxied.invalid/request",
+            ])
             #expect(status == 0, "\(output)")
             #expect(try Seen(records.first).target == "http://proxied.invalid/request")
             let dead = ["--proxy", "http://127.0.0.1:1", "\(server.baseURL)/request"]
-            let (refused, _, _) = try self.run(dead)
+            let (refused, _, _) = try await self.run(dead)
             #expect(refused == 1)
-            let (bypassed, _, bypassOutput) = try self.run(["--noproxy", "127.0.0.1"] + dead)
+            let (bypassed, _, bypassOutput) = try await self.run(["--noproxy", "127.0.0.1"] + dead)
             #expect(bypassed == 0, "\(bypassOutput)")
             // The environment's proxy works as before, and --noproxy applies to it too.
             let environment = ["http_proxy": "http://127.0.0.1:1"]
-            let fromEnvironment = try Executable.batchfetch().run(
+            let fromEnvironment = try await Executable.batchfetch().runOffPool(
                 ["fetch", "-q", "--retries", "0", "\(server.baseURL)/request"], environment: environment)
             #expect(fromEnvironment.status == 1, "\(fromEnvironment)")
-            let excepted = try Executable.batchfetch().run(
+            let excepted = try await Executable.batchfetch().runOffPool(
                 ["fetch", "-q", "--retries", "0", "--noproxy", "127.0.0.1", "\(server.baseURL)/request"],
                 environment: environment)
             #expect(excepted.status == 0, "\(excepted)")
@@ -169,9 +174,9 @@ extension FetchRequestTests {
     @Test func retryAllMethodsResendsAPostAfterA500() async throws {
         try await TestHTTPServer.with { server in
             let post = ["-X", "POST", "--retries", "2", "--body", "none"]
-            let (_, once, _) = try self.run(post + ["\(server.baseURL)/flaky?key=plain&fail=1&status=500"])
+            let (_, once, _) = try await self.run(post + ["\(server.baseURL)/flaky?key=plain&fail=1&status=500"])
             #expect(once.first?["attempts"] as? Int == 1 && once.first?["status"] as? Int == 500)
-            let (status, again, output) = try self.run(
+            let (status, again, output) = try await self.run(
                 post + ["--retry-all-methods", "\(server.baseURL)/flaky?key=all&fail=1&status=500"])
             #expect(status == 0, "\(output)")
             #expect(again.first?["attempts"] as? Int == 2 && again.first?["status"] as? Int == 200)
@@ -187,7 +192,7 @@ extension FetchRequestTests {
             let url = "\(server.baseURL)/request"
             try "\(url)?a\n{\"url\":\"\(url)?b\",\"method\":\"PUT\",\"body_text\":\"line\"}\n"
                 .write(toFile: input, atomically: true, encoding: .utf8)
-            let output = try Executable.batchfetch().run([
+            let output = try await Executable.batchfetch().runOffPool([
                 "bench", "-q", "-n", "4", "-c", "1", "--retries", "0", "-X", "PATCH", "-H", "X-B: 1", "--data", "flag",
                 "-u", "u:p", "-i", input,
             ])
@@ -199,7 +204,7 @@ extension FetchRequestTests {
             #expect(a.count == 2 && a.allSatisfy { $0.head.hasPrefix("PATCH ") && $0.body == Array("flag".utf8) })
             #expect(b.count == 2 && b.allSatisfy { $0.head.hasPrefix("PUT ") && $0.body == Array("line".utf8) })
             #expect(arrivals.allSatisfy { $0.head.contains("X-B: 1") && $0.head.contains("Authorization: Basic ") })
-            let bad = try Executable.batchfetch().run(["bench", "-n", "1", "\(url)", "{\"url\":1}"])
+            let bad = try await Executable.batchfetch().runOffPool(["bench", "-n", "1", "\(url)", "{\"url\":1}"])
             #expect(bad.status == 2 && bad.stderr.contains("field 'url' is not a string"), "\(bad)")
         }
     }

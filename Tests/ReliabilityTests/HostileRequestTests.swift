@@ -12,7 +12,7 @@ import Testing
 struct HostileRequestTests {
     /// Runs `batchfetch ARGS` under python3, which reports the peak resident set of its only
     /// child (`ru_maxrss` of `RUSAGE_CHILDREN`, in KiB) as the last line of standard output.
-    private func measured(_ arguments: [String], stdin: String) throws -> (Executable.Output, Int) {
+    private func measured(_ arguments: [String], stdin: String) async throws -> (Executable.Output, Int) {
         let script = """
             import resource, subprocess, sys
             code = subprocess.run(sys.argv[1:]).returncode
@@ -21,7 +21,7 @@ struct HostileRequestTests {
             sys.exit(code)
             """
         let binary = try Executable.batchfetch().url.path
-        let output = try Executable(path: "/usr/bin/env").run(
+        let output = try await Executable(path: "/usr/bin/env").runOffPool(
             ["python3", "-c", script, binary] + arguments, stdin: stdin, deadline: 300)
         let peak = output.stdout.split(separator: "\n").last.flatMap { Int($0) } ?? -1
         return (output, peak)
@@ -41,7 +41,7 @@ struct HostileRequestTests {
         close(descriptor)
         try await TestHTTPServer.with { server in
             let line = #"{"url":"\#(server.baseURL)/request","body_file":"\#(path)","id":"big"}"#
-            let (output, peakKiB) = try self.measured(
+            let (output, peakKiB) = try await self.measured(
                 ["fetch", "-q", "--retries", "0", "--timeout", "240", "--body", "none"], stdin: line + "\n")
             #expect(output.status == 0, "\(output)")
             #expect(output.stdout.contains(#""id":"big""#) && output.stdout.contains(#""ok":true"#), "\(output)")
@@ -63,7 +63,8 @@ struct HostileRequestTests {
                 #"{"url":"\#(url)?big","body_text":"\#(big)","id":1}"#,
                 "\(url)?after",
             ].joined(separator: "\n")
-            let (output, _) = try self.measured(["fetch", "-q", "--retries", "0", "--body", "none"], stdin: input)
+            let (output, _) = try await self.measured(
+                ["fetch", "-q", "--retries", "0", "--body", "none"], stdin: input)
             #expect(output.status == 0, "\(output.summary)")
             let records = output.stdout.split(separator: "\n").dropLast()
             #expect(records.count == 3)

@@ -110,6 +110,23 @@ package struct Executable {
         try self.run(arguments, input: stdin.map { Data($0.utf8) }, environment: environment, deadline: deadline)
     }
 
+    /// ``run(_:stdin:environment:deadline:)`` waiting on a thread of its own, for async tests: a
+    /// wait on one of the cooperative pool's few threads stalls every other test's tasks meanwhile
+    /// (EngineTests' straggler test failed so).
+    package func runOffPool(
+        _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:], deadline: Double = 60
+    ) async throws -> Output {
+        let executable = self
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(
+                    with: Result {
+                        try executable.run(arguments, stdin: stdin, environment: environment, deadline: deadline)
+                    })
+            }.start()
+        }
+    }
+
     /// Runs with `arguments`, feeding `stdin` as raw bytes (so NULs and invalid UTF-8 get through).
     package func run(
         _ arguments: [String], stdin: Data, environment: [String: String] = [:], deadline: Double = 60
