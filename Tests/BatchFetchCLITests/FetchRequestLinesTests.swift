@@ -121,27 +121,27 @@ struct FetchRequestLinesTests {
     }
 
     /// 10,000 POSTs to one URL, each with its id: by id they spread over the shards, every line
-    /// in exactly one, records keeping their global index.
+    /// in exactly one, records keeping their global index. (To a closed port: which line goes
+    /// where is what counts here, and refused connections cost the server beside other tests nothing.)
     @Test func shardsSpreadRequestsToOneURLByTheirIds() async throws {
         let directory = try ScratchDirectory("fetch-shard-ids")
         let input = directory.path("posts.jsonl")
-        try await TestHTTPServer.with { server in
-            let lines = (0..<10_000).map { #"{"url":"\#(server.baseURL)/ok","body_text":"x","id":"order-\#($0)"}"# }
-            try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
-            var indices: [Int] = []
-            for shard in 0..<4 {
-                let (status, records, output) = try await self.requests.run([
-                    "-i", input, "--shard", "\(shard)/4", "--body", "none", "-c", "32",
-                ])
-                #expect(status == 0, "\(output)")
-                #expect(records.count > 2_000 && records.count < 3_000, "shard \(shard): \(records.count)")
-                for record in records {
-                    let index = record["index"] as? Int ?? -1
-                    #expect(record["id"] as? String == "order-\(index)")
-                    indices.append(index)
-                }
+        let lines = (0..<10_000).map { #"{"url":"http://127.0.0.1:1/orders","body_text":"x","id":"order-\#($0)"}"# }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+        var indices: [Int] = []
+        for shard in 0..<4 {
+            let (status, records, output) = try await self.requests.run([
+                "-i", input, "--shard", "\(shard)/4", "--body", "none", "-c", "32",
+            ])
+            #expect(status == 1, "\(output)")
+            #expect(records.count > 2_000 && records.count < 3_000, "shard \(shard): \(records.count)")
+            for record in records {
+                let index = record["index"] as? Int ?? -1
+                #expect(record["id"] as? String == "order-\(index)")
+                #expect(self.kind(record) == "connectFailed")
+                indices.append(index)
             }
-            #expect(indices.sorted() == Array(0..<10_000))
         }
+        #expect(indices.sorted() == Array(0..<10_000))
     }
 }
