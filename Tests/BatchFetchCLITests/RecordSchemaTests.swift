@@ -64,6 +64,8 @@ struct RecordSchemaTests {
                 "\(base)/ok", "\(base)/ok", "\(base)/status/404", "\(base)/binary?n=300", "\(base)/headers",
                 "\(base)/echo?text=caf%E9&type=text/plain;charset=iso-8859-1", "\(base)/bytes?n=0",
                 "file:///etc/passwd", "not a url", "http://127.0.0.1:9/refused", "\(base)/redirect?to=/ok",
+                #"{"url":"\#(base)/ok","method":"POST","body":{"a":1},"id":7,"meta":{"row":[1,"x"]}}"#,
+                #"{"url":"\#(base)/ok","surprise":1,"id":"bad"}"#,
             ]
             var records: [String] = []
             let runs: [[String]] = [
@@ -87,6 +89,8 @@ struct RecordSchemaTests {
             #expect(records.contains { $0.contains("\"body_encoding\":\"base64\"") })
             #expect(records.contains { $0.contains("\"sha256\":\"") })
             #expect(records.contains { $0.contains("\"cache\":\"miss\"") })
+            #expect(records.contains { $0.contains("\"meta\":{\"row\":[1,\"x\"]}") })
+            #expect(records.contains { $0.contains("\"kind\":\"invalidRequest\"") })
             let problems = try self.violations(of: records, schema: "fetch")
             #expect(problems.isEmpty, "\(problems.prefix(10).joined(separator: "\n"))")
         }
