@@ -10,6 +10,9 @@
  *   FLOOR_ACCEPT_ENCODING=all an `Accept-Encoding` field naming every coding this libcurl decodes,
  *                             and CURLOPT_ACCEPT_ENCODING "" so that it decodes them (fetch's
  *                             --compressed default, fields set the way fetch sets them)
+ *   FLOOR_CONTENT_TYPE=VALUE  a `Content-Type: VALUE` field
+ *   FLOOR_BODIES=FILE         POST line i of FILE (one body per line, without its newline) to URL i
+ *                             (W7), from memory, as CURLOPT_POSTFIELDS does without copying
  * Unset, the floor sends libcurl's bare request (no User-Agent, no Accept-Encoding).
  */
 #ifndef FLOOR_COMMON_H
@@ -22,6 +25,9 @@
 
 /* The program's name, for messages. */
 static const char *floor_name = "floor";
+
+/* FLOOR_BODIES' lines, one per URL; NULL when the floor sends GETs. */
+static char **floor_bodies;
 
 /* The part of every floor's slot the loop uses: a floor's slot struct starts with it. */
 struct floor_transfer {
@@ -118,6 +124,11 @@ static struct curl_slist *floor_request_fields(int *decodes) {
             snprintf(line, sizeof line, "User-Agent: %s", agent);
             fields = curl_slist_append(fields, line);
         }
+        const char *type = getenv("FLOOR_CONTENT_TYPE");
+        if (type != NULL && *type != 0) {
+            snprintf(line, sizeof line, "Content-Type: %s", type);
+            fields = curl_slist_append(fields, line);
+        }
         const char *encoding = getenv("FLOOR_ACCEPT_ENCODING");
         if (encoding != NULL && strcmp(encoding, "all") == 0) {
             /* The codings in libcurl's own order, as batchfetch's CurlGlobal.allContentEncodings. */
@@ -173,6 +184,10 @@ static void floor_start(CURLM *multi, struct floor_transfer *slot, char **urls, 
     slot->url_index = index;
     hooks->reset(slot);
     curl_easy_setopt(slot->easy, CURLOPT_URL, urls[index]);
+    if (floor_bodies != NULL) {
+        curl_easy_setopt(slot->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(floor_bodies[index]));
+        curl_easy_setopt(slot->easy, CURLOPT_POSTFIELDS, floor_bodies[index]);
+    }
     curl_multi_add_handle(multi, slot->easy);
 }
 

@@ -14,6 +14,8 @@
  * With 2-prior-knowledge on libcurl before 8.0.0, which breaks reused h2c connections (curl
  * issue 10634), each transfer gets a fresh connection, as batchfetch does there.
  *
+ * With FLOOR_BODIES (floor_common.h), URL i is POSTed line i of that file (W7).
+ *
  * Prints the number of transfers that ended with a 2xx status; exits 1 if any did not (the first
  * few failures are named on stderr), 2 on a usage or setup error.
  *
@@ -61,6 +63,15 @@ int main(int argc, char **argv) {
     char **urls = floor_read_urls(argv[1], &count);
     if (urls == NULL) {
         return 2;
+    }
+    const char *bodies = getenv("FLOOR_BODIES");
+    if (bodies != NULL && *bodies != 0) {
+        size_t body_count = 0;
+        floor_bodies = floor_read_urls(bodies, &body_count);
+        if (floor_bodies == NULL || body_count != count) {
+            fprintf(stderr, "multi_floor: FLOOR_BODIES must hold one body per URL (%zu URLs)\n", count);
+            return 2;
+        }
     }
     if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         fprintf(stderr, "multi_floor: curl_global_init failed\n");

@@ -17,11 +17,14 @@ FLOOR = "libcurl floor (bare multi loop)"
 WRITE_FLOOR = "libcurl writing floor (write(2) per file)"
 SAVE = "batchfetch fetch --save-dir"
 SAVE_2X = "batchfetch fetch --save-dir, 2× URLs"
-ORDER = ["batchfetch crawl --details", "batchfetch fetch", "batchfetch fetch --body none", "batchfetch fetch -o file",
+JSONL = "batchfetch fetch, JSONL requests"
+FIELDS_ALL = "batchfetch fetch --fields all"
+ORDER = ["batchfetch crawl --details", "batchfetch fetch", JSONL, FIELDS_ALL, "batchfetch fetch --body none",
+         "batchfetch fetch -o file",
          SAVE, SAVE_2X, "batchfetch bench", "curl", "aria2c", "libcurl floor (bare multi loop)", WRITE_FLOOR, "wrk",
          "async-http-client", "aiohttp"]
 # The rows that get per-round ratio lines, and (on the workloads with large bodies) the body cost table.
-PAIRED = ["batchfetch fetch", "batchfetch fetch --body none", "batchfetch bench", SAVE]
+PAIRED = ["batchfetch fetch", JSONL, FIELDS_ALL, "batchfetch fetch --body none", "batchfetch bench", SAVE]
 BODY_WORKLOADS = ["W2", "W5"]
 MB_WORKLOADS = BODY_WORKLOADS + ["W6"]
 # W6's targets (issue 26), ratios of fetch --save-dir in one run: to the writing floor, curl, aria2c.
@@ -229,7 +232,13 @@ def main():
                     "body written to its own file with write(2)). Targets for `fetch --save-dir`, per round: "
                     + ", ".join(f"≥ {v:g}× {k if k != 'floor' else 'the writing floor'}" for k, v in W6_TARGETS.items())
                     + ".")
-        print(table(workload, summary[workload], show_mb=(workload in MB_WORKLOADS), show_requests=(workload == "W3"),
+        if workload == "W7":
+            note = ("Distinct ~1 KB JSON bodies POSTed to nginx (body read and dropped, a 12-byte JSON answer): "
+                    "`fetch -i w7.jsonl` (one `{\"url\",\"method\":\"POST\",\"body\"}` request a line), curl "
+                    "--parallel over a config of the same requests, the floor POSTing the same bytes. MB/s counts the "
+                    "request bodies; each run is checked against nginx's log (every request once, its body's length).")
+        print(table(workload, summary[workload], show_mb=(workload in MB_WORKLOADS + ["W7"]),
+                    show_requests=(workload == "W3"),
                     note=note))
         print()
         # The table's × floor divides medians taken over rounds minutes apart; on a shared machine the
@@ -243,6 +252,9 @@ def main():
             if rss:
                 print(rss)
                 print()
+        if workload == "W1":
+            print_per_round("`fetch, JSONL requests` against `fetch` of the same URLs as a list",
+                            *paired(runs, "W1", JSONL, "batchfetch fetch"))
         if workload == "W3":
             for base, how in (("batchfetch fetch", "records to /dev/null"),
                               ("batchfetch fetch -o file", "records to a file, as the crawl writes its output")):

@@ -45,6 +45,7 @@ class Bench:
     w6_saved: Path = None
     w6_deleted_at: int = 0
     load_start: str = ""
+    w7_mean: float = 0.0  # W7's mean request body, bytes (w7.py)
 
     @property
     def helpers(self):

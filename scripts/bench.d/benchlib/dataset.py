@@ -74,7 +74,9 @@ def write_lists(bench, name, count, docs):
         urls.append(f"{bench.base}{path}\n")
         paths.append(f"{path}\n")
         curl.append(f'url = "{bench.base}{path}"\noutput = "/dev/null"\n')
-    for extension, lines in (("urls", urls), ("paths", paths), ("curl", curl)):
+    # The same URLs as JSON request lines (W1's JSONL row).
+    jsonl = [f'{{"url":"{url[:-1]}"}}\n' for url in urls]
+    for extension, lines in (("urls", urls), ("paths", paths), ("curl", curl), ("jsonl", jsonl)):
         (bench.work / f"{name}.{extension}").write_text("".join(lines))
 
 

@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import cache, dataset, memory, profile, report, rounds, settings, tools, w3files, w4
+from . import cache, dataset, memory, profile, report, rounds, settings, tools, w3files, w4, w7
 from .bench import Bench, say
 from .nginx import Nginx
 
@@ -51,7 +51,8 @@ def _remove_dataset(work):
     """A temporary work folder keeps its results but not its 200 MB dataset."""
     for name in ("www", "w3", "nginx"):
         shutil.rmtree(work / name, ignore_errors=True)
-    for pattern in ("*.urls", "*.paths", "*.curl", "w3-*.ndjson", "w3-*.json", "*.aria2", "w6.*"):
+    for pattern in ("*.urls", "*.paths", "*.curl", "*.jsonl", "w7.bodies", "w3-*.ndjson", "w3-*.json", "*.aria2",
+                    "w6.*"):
         for path in work.glob(pattern):
             path.unlink(missing_ok=True)
 
@@ -90,6 +91,8 @@ def _run(bench, nginx):
             say(f"W6: deleting files left by an interrupted run in {bench.w6_saved}")
             rounds.w6_delete(bench)
         rounds.w6_check_space(bench)
+    if bench.workload_wanted("W7"):
+        bench.w7_mean = w7.write_lists(bench, s.w7_count)
     if bench.w3_ready:
         w3files.write_lists(bench)
     dataset.warm_up(bench)
@@ -101,6 +104,8 @@ def _run(bench, nginx):
     if bench.workload_wanted("W6"):
         say(f"W6: {s.w6_count} URLs × {bench.mean_bytes('w6'):.0f} B of binary, image/jpeg ({s.w6_docs} images), "
             f"each saved to a file under {bench.w6_saved}")
+    if bench.workload_wanted("W7"):
+        say(f"W7: {s.w7_count} JSON bodies × {bench.w7_mean:.0f} B POSTed (one JSONL request a line; nginx logs each)")
     if s.workloads != ",".join(settings.WORKLOADS):
         say(f"workloads: {s.workloads} only")
     if bench.w3_ready:

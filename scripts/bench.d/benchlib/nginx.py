@@ -5,7 +5,8 @@ files. tcp_nopush is off: with it on (TCP_CORK around sendfile), 0.2-0.7% of 64 
 40 ms more (a delayed-ACK timer) for every client alike (curl: 141 of W5's 20,000), a stall of the
 server's making that only a client keeping input order pays for, in memory held behind it. Two routes map TheCocktailDB's query-string URLs onto the static files, a third W5's
 page.php?p=N onto its HTML pages (text/html, as a site serves them), a fourth W6's images at their
-URLs' paths (image/jpeg; the query that makes each URL distinct is ignored); W3's files (named
+URLs' paths (image/jpeg; the query that makes each URL distinct is ignored), a fifth W7's POSTs
+(the body read and dropped, a small JSON answer, each request's n and body length in w7.log); W3's files (named
 after their URLs' query strings, as saved from the replica) have a port of their own.
 """
 import socket
@@ -32,6 +33,7 @@ http {{
     keepalive_requests 100000000;
     types {{ application/json json; text/html html; image/jpeg jpg; }}
     default_type application/octet-stream;
+    log_format w7 '$arg_n $content_length $status';
     client_body_temp_path {dir}/tmp/body;
     proxy_temp_path {dir}/tmp/proxy;
     fastcgi_temp_path {dir}/tmp/fastcgi;
@@ -44,6 +46,13 @@ http {{
         location = /api/json/v1/1/search.php {{ try_files /search/$arg_s.json =404; }}
         location = /pages/page.php {{ try_files /page/$arg_p.html =404; }}
         location ^~ /images/media/drink/ {{ }}
+        location = /post {{
+            access_log {dir}/w7.log w7;
+            client_max_body_size 1m;
+            client_body_buffer_size 16k;
+            default_type application/json;
+            return 200 '{{"ok":true}}\n';
+        }}
         location / {{ return 404; }}
     }}{w3_server}
 }}

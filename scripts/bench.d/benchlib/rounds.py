@@ -110,6 +110,9 @@ def run_workloads(bench):
         if name == "W3":
             if bench.w3_ready:
                 lists[name] = values(bench, name, bench.w3_requests, bench.w3_meta()["mean_bytes"], "w3")
+        elif name == "W7":
+            if bench.workload_wanted(name):
+                lists[name] = values(bench, name, s.w7_count, bench.w7_mean, "w7")
         elif bench.workload_wanted(name):
             key = name.lower()
             lists[name] = values(bench, name, getattr(s, f"{key}_count"), bench.mean_bytes(key), key)

@@ -7,7 +7,7 @@ import shutil
 import sys
 
 TOOLS = "fetch,bench,crawl,curl,floor,wrk,ahc,aiohttp,aria2c"
-WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W6")
+WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7")
 
 
 @dataclasses.dataclass
@@ -29,6 +29,7 @@ class Settings:
     w6_docs: int = 2_000
     w6_settle: int = 365  # seconds from deleting W6's files to the next W6 run (see rounds.py)
     w6_fresh_fs: bool = False  # each W6 run on a new ext4 of its own (root only; see rounds.py)
+    w7_count: int = 100_000  # ~1 KB JSON bodies POSTed (w7.py)
     w3_scale: str = "100"  # the replica at scale 100 has 63,500 drinks: 63,512 requests
     wrk_seconds: dict = dataclasses.field(default_factory=lambda: {"W1": 10, "W2": 5, "W5": 5})
     wrk_threads: int = 1  # one client thread, like curl's and batchfetch's single transfer loop
@@ -83,7 +84,7 @@ def parse(argv, usage):
     if args.quick:
         s = dataclasses.replace(
             s, quick=True, rounds=1, w1_count=4000, w1_docs=2000, w4_count=2000, w2_count=400, w2_docs=200,
-            w5_count=400, w5_docs=200, w6_count=400, w6_docs=200, w6_settle=0, run_limit=60,
+            w5_count=400, w5_docs=200, w7_count=2000, w6_count=400, w6_docs=200, w6_settle=0, run_limit=60,
             wrk_seconds={"W1": 2, "W2": 2, "W5": 2}, memory_urls=(20_000,), memory_limit=60, w3_scale="3")
     # Not a flag: W6_SETTLE=0 lets a test of W6 run twice in a row without waiting six minutes.
     if os.environ.get("W6_SETTLE", "").isdigit():
@@ -117,7 +118,7 @@ def parse(argv, usage):
         s.workloads = args.workloads.upper()
     for workload in s.workloads.split(","):
         if workload not in WORKLOADS:
-            _fail(f"--workloads takes W1,W2,W3,W4,W5,W6, not '{workload}'")
+            _fail(f"--workloads takes {','.join(WORKLOADS)}, not '{workload}'")
     if s.rounds < 1 or s.concurrency < 1:
         _fail("--rounds and --concurrency take a number above 0")
     return s

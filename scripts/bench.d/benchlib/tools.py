@@ -153,4 +153,6 @@ def capabilities(bench):
         "fetch --body": "--body" in fetch_help,
         "fetch --save-dir": "--save-dir" in fetch_help,
         "fetch --order": "--order" in fetch_help,
+        "fetch --fields": "--fields" in fetch_help,
+        "fetch --input-format": "--input-format" in fetch_help,
     }

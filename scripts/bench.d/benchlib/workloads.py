@@ -14,7 +14,7 @@ import shlex
 import shutil
 from typing import Callable, Optional
 
-from . import checks
+from . import checks, w7
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,6 +49,15 @@ FETCH_NONE = Tool("batchfetch fetch --body none", "fetch",
                   "{batchfetch} fetch -i {list}.urls -c {c} -o /dev/null --body none",
                   needs=lambda bench: bench.can["fetch --body"],
                   missing="batchfetch fetch --body none: batchfetch fetch has no --body flag yet")
+# W1's URLs as JSON request lines (`{"url":…}`): what reading requests instead of URLs costs.
+FETCH_JSONL = Tool("batchfetch fetch, JSONL requests", "fetch", "{batchfetch} fetch -i {list}.jsonl -c {c} -o /dev/null",
+                   needs=lambda bench: bench.can["fetch --input-format"],
+                   missing="batchfetch fetch, JSONL requests: batchfetch fetch reads no JSON request lines yet")
+# Every response fact a record can carry (headers, redirects, timings, remote, tls, attempts).
+FETCH_FIELDS = Tool("batchfetch fetch --fields all", "fetch",
+                    "{batchfetch} fetch -i {list}.urls -c {c} -o /dev/null --fields all",
+                    needs=lambda bench: bench.can["fetch --fields"],
+                    missing="batchfetch fetch --fields all: batchfetch fetch has no --fields yet")
 BENCH = Tool("batchfetch bench", "bench", "{batchfetch} bench -i {list}.urls -n {n} -c {c} --json",
              needs=lambda bench: bench.can["bench"], missing="batchfetch bench: not available yet")
 CURL_FLAT = Tool("curl", "curl", CURL + " -K {list}.curl")
@@ -104,14 +113,25 @@ WRITE_FLOOR = Tool("libcurl writing floor (write(2) per file)", "floor", "{write
                    check=checks.w6_files, needs=lambda bench: bool(bench.write_floor),
                    missing="the writing floor: scripts/bench.d/write_floor.c did not build")
 
+# W7: ~1 KB JSON bodies POSTed (w7.py); each run checked against nginx's log of what arrived.
+W7_FETCH = Tool("batchfetch fetch", "fetch", "{batchfetch} fetch -i {list}.jsonl -c {c} -o /dev/null",
+                check=w7.log_check, needs=lambda bench: bench.can["fetch --input-format"],
+                missing="batchfetch fetch: it reads no JSON request lines yet")
+W7_CURL = Tool("curl", "curl", CURL + " -K {list}.curl", check=w7.log_check)
+W7_FLOOR = Tool("libcurl floor (bare multi loop)", "floor",
+                "env FLOOR_BODIES={list}.bodies FLOOR_CONTENT_TYPE=application/json {floor} {list}.urls {c}",
+                check=w7.log_check, needs=lambda bench: bool(bench.floor),
+                missing="the libcurl floor: scripts/bench.d/multi_floor.c did not build")
+
 # In the order each round runs them; a round rotates each workload's tools (rounds.run_rotated).
 # W5 has no async-http-client or aiohttp rows: both parse every body as JSON, and its bodies are HTML.
 WORKLOADS = (
-    Workload("W1", (FETCH, BENCH, CURL_FLAT, FLOOR, WRK, AHC, AIOHTTP)),
+    Workload("W1", (FETCH, FETCH_JSONL, FETCH_FIELDS, BENCH, CURL_FLAT, FLOOR, WRK, AHC, AIOHTTP)),
     Workload("W2", (FETCH, FETCH_NONE, BENCH, CURL_FLAT, FLOOR, WRK, AHC, AIOHTTP)),
     Workload("W5", (FETCH, FETCH_NONE, BENCH, CURL_FLAT, FLOOR, WRK)),
     Workload("W6", (SAVE, SAVE_CURL, ARIA2C, WRITE_FLOOR), saves_files=True),
     Workload("W3", (CRAWL, W3_FETCH, W3_FETCH_FILE, W3_CURL, FLOOR)),
+    Workload("W7", (W7_FETCH, W7_CURL, W7_FLOOR)),
 )
 
 
