@@ -56,6 +56,13 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // TLS session facts from libssl (OpenSSL, which libcurl already loads): the records' `tls` field.
+        .systemLibrary(
+            name: "CSSL",
+            path: "CSSL",
+            pkgConfig: "libssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // SSE2 loops over bodies: JSON string escaping and JSON validation at memory speed.
         .systemLibrary(name: "CBytes", path: "CBytes"),
         // mallopt, sync_file_range and O_TMPFILE, which Swift's Glibc module does not expose.
@@ -68,6 +75,7 @@ let package = Package(
                 "CCurl",
                 "CLinux",
                 "CSQLite",
+                "CSSL",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

@@ -71,6 +71,17 @@ static inline CURLcode ccurl_easy_getinfo_pointer(CURL *handle, CURLINFO info, v
     return curl_easy_getinfo(handle, info, value);
 }
 
+/// The `SSL *` of the connection carrying the transfer, or NULL when it has no TLS or libcurl's
+/// TLS library is not OpenSSL. Valid only while the transfer runs (in a callback): libcurl detaches
+/// the connection from the handle when the transfer ends, and the pointer is NULL after.
+static inline void *_Nullable ccurl_openssl_session(CURL *handle) {
+    struct curl_tlssessioninfo *info = NULL;
+    if (curl_easy_getinfo(handle, CURLINFO_TLS_SSL_PTR, &info) != CURLE_OK || info == NULL) {
+        return NULL;
+    }
+    return info->backend == CURLSSLBACKEND_OPENSSL ? info->internals : NULL;
+}
+
 // MARK: - multi options
 
 static inline CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
