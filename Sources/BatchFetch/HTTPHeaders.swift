@@ -10,7 +10,7 @@ internal import CLinux
 /// two fields, so building a dictionary of strings for every response would be wasted work on
 /// the hot path.
 public struct HTTPHeaders: Sendable, Hashable, Sequence {
-    private let raw: [UInt8]
+    let raw: [UInt8]
 
     /// Creates headers from a raw block of `Name: value` lines separated by CRLF or LF.
     public init(raw: [UInt8]) {
@@ -172,30 +172,40 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
     }
 
     /// Finds the byte ranges of each field's name and trimmed value.
-    private struct FieldIterator {
+    struct FieldIterator {
         let raw: [UInt8]
         var position = 0
 
         mutating func next() -> (name: Range<Int>, value: Range<Int>)? {
-            while self.position < self.raw.count {
-                let lineStart = self.position
-                let end = self.raw[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? self.raw.count
-                self.position = end + 1
+            var position = self.position
+            let field = self.raw.withUnsafeBufferPointer { Self.next(in: $0, from: &position) }
+            self.position = position
+            return field
+        }
+
+        /// The next field of `raw` at or after `position`, which moves past its line: for a reader
+        /// that holds the bytes already (through a buffer, slicing costs no retain a line).
+        static func next(in raw: UnsafeBufferPointer<UInt8>, from position: inout Int) -> (
+            name: Range<Int>, value: Range<Int>
+        )? {
+            while position < raw.count {
+                let lineStart = position
+                let end = raw[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? raw.count
+                position = end + 1
                 var lineEnd = end
-                if lineEnd > lineStart && self.raw[lineEnd - 1] == UInt8(ascii: "\r") {
+                if lineEnd > lineStart && raw[lineEnd - 1] == UInt8(ascii: "\r") {
                     lineEnd -= 1
                 }
-                guard let colon = self.raw[lineStart..<lineEnd].firstIndex(of: UInt8(ascii: ":")),
-                    colon > lineStart
+                guard let colon = raw[lineStart..<lineEnd].firstIndex(of: UInt8(ascii: ":")), colon > lineStart
                 else {
                     continue
                 }
                 var valueStart = colon + 1
-                while valueStart < lineEnd && (self.raw[valueStart] == 0x20 || self.raw[valueStart] == 0x09) {
+                while valueStart < lineEnd && (raw[valueStart] == 0x20 || raw[valueStart] == 0x09) {
                     valueStart += 1
                 }
                 var valueEnd = lineEnd
-                while valueEnd > valueStart && (self.raw[valueEnd - 1] == 0x20 || self.raw[valueEnd - 1] == 0x09) {
+                while valueEnd > valueStart && (raw[valueEnd - 1] == 0x20 || raw[valueEnd - 1] == 0x09) {
                     valueEnd -= 1
                 }
                 return (lineStart..<colon, valueStart..<valueEnd)
