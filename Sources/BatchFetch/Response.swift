@@ -71,7 +71,8 @@ public enum HTTPVersion: String, Sendable, Hashable, Codable {
 /// time batchfetch held the request before handing it to libcurl.
 ///
 /// The phase values are cumulative from the start of the attempt, as libcurl reports them: `connect`
-/// includes `nameLookup`, `firstByte` includes everything before it, and so on.
+/// includes `nameLookup`, `firstByte` includes everything before it, and so on (``phases`` has
+/// them one after the other).
 public struct Timings: Sendable, Hashable {
     /// From submission to the first attempt's start (waiting for a transfer slot or the rate limit).
     public var queued: Duration
@@ -146,6 +147,11 @@ public struct FetchResult: Sendable {
     /// that never answers costs); 0 for a result that sent nothing. ``Response/newConnections``
     /// counts the final attempt's alone.
     public var newConnections: Int { self.facts.newConnections }
+    /// What the engine gathered about the transfer behind this result, when it gathers anything
+    /// (``Engine/Configuration/details``); `nil` otherwise, and for a result that sent nothing
+    /// (refused, or answered by the cache). A result that shared another's transfer
+    /// (``sharedWith``) carries that transfer's, attempts included, as it carries its response.
+    public var details: TransferDetails? { self.facts.details }
     /// Set by the engine thread on the result of a request its cache let through: the consumer
     /// completes it (``HTTPCache/complete(_:)``), so storing stays off the engine thread.
     var cacheCompletion: HTTPCache.Completion?
@@ -165,16 +171,18 @@ public struct FetchResult: Sendable {
         /// Indirect (a pointer) and set only when retrying stopped early: its durations stay out
         /// of every other result.
         var gaveUp: RetryPolicy.GiveUp?
+        var details: TransferDetails?
 
         init(
             sharedWith: Int?, sharedWithTag: Int?, totalTime: Duration?, newConnections: Int,
-            gaveUp: RetryPolicy.GiveUp?
+            gaveUp: RetryPolicy.GiveUp?, details: TransferDetails? = nil
         ) {
             self.sharedIndex = sharedWith ?? -1
             self.sharedTag = sharedWithTag ?? .min
             self.totalNanoseconds = totalTime.map { max(0, $0.nanoseconds) } ?? -1
             self.newConnections = newConnections
             self.gaveUp = gaveUp
+            self.details = details
         }
     }
 
@@ -199,7 +207,8 @@ public struct FetchResult: Sendable {
     init(
         index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int,
         cacheCompletion: HTTPCache.Completion?, sharedWith: Int? = nil, sharedWithTag: Int? = nil,
-        totalTime: Duration? = nil, newConnections: Int = 0, gaveUp: RetryPolicy.GiveUp? = nil
+        totalTime: Duration? = nil, newConnections: Int = 0, gaveUp: RetryPolicy.GiveUp? = nil,
+        details: TransferDetails? = nil
     ) {
         self.index = index
         self.request = request
@@ -209,7 +218,7 @@ public struct FetchResult: Sendable {
         self.cacheCompletion = cacheCompletion
         self.facts = TransferFacts(
             sharedWith: sharedWith, sharedWithTag: sharedWithTag, totalTime: totalTime,
-            newConnections: newConnections, gaveUp: gaveUp)
+            newConnections: newConnections, gaveUp: gaveUp, details: details)
     }
 
     /// The response, if there is one.

@@ -64,7 +64,8 @@ final class CurlEasy {
             to: CurlReceiver(
                 handle: handle, maxBodyBytes: configuration.effectiveMaxBodyBytes,
                 keepsBody: configuration.keepsBodies || configuration.cache != nil,
-                spool: configuration.spoolFolder.map { BodySpool(folder: $0) }))
+                spool: configuration.spoolFolder.map { BodySpool(folder: $0) },
+                trail: ResponseTrail(configuration.details)))
         self.upload = .allocate(capacity: 1)
         self.upload.initialize(to: CurlUpload())
         self.setStaticOptions()
@@ -234,9 +235,10 @@ final class CurlEasy {
     }
 
     /// Collects the outcome of the finished attempt and resets the handle for its next transfer.
+    /// - Parameter details: where the transfer's details go, when the engine gathers them.
     /// - Returns: the response or error, the server's `Retry-After` header if it sent one, and how
     ///   many connections the attempt opened, whether it failed or not.
-    func finish(queued: Duration) -> (
+    func finish(queued: Duration, details: TransferDetails? = nil) -> (
         outcome: Result<Response, FetchError>, retryAfter: String?, newConnections: Int
     ) {
         defer { self.reset() }
@@ -251,6 +253,10 @@ final class CurlEasy {
             // A final status that arrived before the failure (a timeout mid-body, a body over the
             // limit, a file that could not be written) stays with the error; an interim 1xx is none.
             let error = self.failure(code)
+            if let details {
+                self.gather(
+                    into: details, effectiveURL: nil, newConnections: connects, timings: self.timings(queued: queued))
+            }
             return (
                 .failure(
                     FetchError(
@@ -270,15 +276,10 @@ final class CurlEasy {
         }
         var version = 0
         _ = ccurl_easy_getinfo_long(h, CURLINFO_HTTP_VERSION, &version)
-        let timings = Timings(
-            queued: queued,
-            nameLookup: self.microseconds(CURLINFO_NAMELOOKUP_TIME_T),
-            connect: self.microseconds(CURLINFO_CONNECT_TIME_T),
-            tlsHandshake: self.microseconds(CURLINFO_APPCONNECT_TIME_T),
-            preTransfer: self.microseconds(CURLINFO_PRETRANSFER_TIME_T),
-            firstByte: self.microseconds(CURLINFO_STARTTRANSFER_TIME_T),
-            total: self.microseconds(CURLINFO_TOTAL_TIME_T)
-        )
+        let timings = self.timings(queued: queued)
+        if let details {
+            self.gather(into: details, effectiveURL: effectiveURL, newConnections: connects, timings: timings)
+        }
         let headers = HTTPHeaders(raw: Array(self.receiver.pointee.headers.buffer))
         let retryAfter =
             (status == 429 || status == 503 || status >= 300 && status < 400) ? headers["retry-after"] : nil
@@ -335,23 +336,16 @@ final class CurlEasy {
         self.errorBuffer[0] = 0
     }
 
-    private func microseconds(_ info: CURLINFO) -> Duration {
-        var value: curl_off_t = 0
-        _ = ccurl_easy_getinfo_off_t(self.handle, info, &value)
-        return .microseconds(Int64(value))
+    private func gather(
+        into details: TransferDetails, effectiveURL: String?, newConnections: Int, timings: Timings
+    ) {
+        self.receiver.pointee.trail?.gather(
+            into: details, handle: self.handle, requestURL: self.transfer?.request.url ?? "",
+            effectiveURL: effectiveURL, newConnections: newConnections, timings: timings)
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
         Int(clamping: duration.nanoseconds / 1_000_000)
-    }
-
-    private static func httpVersion(_ value: Int) -> HTTPVersion {
-        switch value {
-        case Int(CURL_HTTP_VERSION_1_0): .http1_0
-        case Int(CURL_HTTP_VERSION_2_0): .http2
-        case Int(CURL_HTTP_VERSION_3): .http3
-        default: .http1_1
-        }
     }
 }
 

@@ -27,13 +27,19 @@ struct CurlReceiver {
     /// Where bodies go instead of ``body`` when they are saved to files
     /// (``Engine/Configuration/bodyFolder``).
     private(set) var spool: BodySpool?
+    /// What each response's status line says, when the engine gathers ``TransferDetails``.
+    var trail: ResponseTrail?
     private let handle: UnsafeMutableRawPointer
 
-    init(handle: UnsafeMutableRawPointer, maxBodyBytes: Int, keepsBody: Bool = true, spool: BodySpool? = nil) {
+    init(
+        handle: UnsafeMutableRawPointer, maxBodyBytes: Int, keepsBody: Bool = true, spool: BodySpool? = nil,
+        trail: ResponseTrail? = nil
+    ) {
         self.handle = handle
         self.maxBodyBytes = maxBodyBytes
         self.keepsBody = keepsBody
         self.spool = spool
+        self.trail = trail
     }
 
     /// One header line as libcurl delivers it, CRLF included. - Returns: `count`, or 0 to stop.
@@ -45,6 +51,7 @@ struct CurlReceiver {
             && bytes[2] == UInt8(ascii: "T") && bytes[3] == UInt8(ascii: "P") && bytes[4] == UInt8(ascii: "/")
         {
             self.headers.removeAll()
+            self.trail?.statusLine(bytes, count: count, handle: self.handle)
             return count
         }
         guard self.headers.append(line, count: count) else {
@@ -112,6 +119,7 @@ struct CurlReceiver {
         self.headers.removeAll()
         self.body.deallocate()
         self.spool?.discard()
+        self.trail?.reset()
         self.bodySized = false
         self.bodyExceededLimit = false
         self.outOfMemory = false

@@ -113,6 +113,12 @@ extension Engine {
         /// default) keeps bodies in memory. Ignored with a ``cache``, which stores bodies.
         public var bodyFolder: BodyFolder? = nil
 
+        /// What the engine gathers about each transfer beyond its response, for
+        /// ``FetchResult/details``; empty (the default) gathers nothing and costs nothing. Each kind
+        /// costs a little on the engine thread (a few libcurl queries, TLS reads once per response),
+        /// and a result that carries any costs one allocation more.
+        public var details: TransferDetails.Kinds = []
+
         /// The default configuration.
         public init() {}
 

@@ -19,6 +19,11 @@ extension EngineLoop.StateMachine {
         guard !transfer.waiters.isEmpty else {
             return
         }
+        if self.logsAttempts {
+            // The attempt's time: its response's, or what its handle gathered as it failed.
+            let time = (try? outcome.get())?.timings.total ?? transfer.details?.timings?.total
+            Self.log(outcome, of: transfer, retryAfter: retryAfter, time: time)
+        }
         var status: Int? = nil
         var errorKind: FetchError.Kind? = nil
         switch outcome {
@@ -88,7 +93,7 @@ extension EngineLoop.StateMachine {
             FetchResult(
                 index: owner.index, request: transfer.request, outcome: outcome, attempts: transfer.attempts,
                 cacheCompletion: owner.cache, totalTime: total, newConnections: transfer.newConnections,
-                gaveUp: gaveUp))
+                gaveUp: gaveUp, details: transfer.details))
         for waiter in waiters.dropFirst() {
             self.outbox.append(waiter.sink, Self.sharedResult(for: waiter, of: transfer, transfer.request, outcome))
         }
@@ -107,7 +112,24 @@ extension EngineLoop.StateMachine {
     ) -> FetchResult {
         FetchResult(
             index: waiter.index, request: request, outcome: outcome, attempts: 0, cacheCompletion: waiter.cache,
-            sharedWith: transfer.ownerIndex, sharedWithTag: transfer.ownerTag)
+            sharedWith: transfer.ownerIndex, sharedWithTag: transfer.ownerTag, details: transfer.details)
+    }
+
+    /// Adds an attempt's outcome to its transfer's details, made here when it has none yet (an
+    /// attempt that never reached libcurl).
+    static func log(
+        _ outcome: Result<Response, FetchError>, of transfer: Transfer, retryAfter: Duration?, time: Duration?
+    ) {
+        let details = transfer.details ?? TransferDetails()
+        transfer.details = details
+        switch outcome {
+        case .success(let response):
+            details.append(
+                TransferDetails.Attempt(status: response.status, error: nil, retryAfter: retryAfter, time: time))
+        case .failure(let error):
+            details.append(
+                TransferDetails.Attempt(status: error.status, error: error, retryAfter: retryAfter, time: time))
+        }
     }
 
     // MARK: - timers

@@ -49,6 +49,8 @@ extension EngineLoop {
         let maxInFlight: Int
         let deduplicate: Bool
         let retry: RetryPolicy
+        /// Whether each attempt's outcome goes into its transfer's ``TransferDetails/attempts``.
+        let logsAttempts: Bool
         var random: Random
         /// Transfers waiting for a slot, in order; abandoned ones (no waiters) are skipped when they
         /// come up rather than searched for at cancellation.
@@ -75,6 +77,7 @@ extension EngineLoop {
             self.maxInFlight = configuration.maxInFlight
             self.deduplicate = configuration.deduplicate
             self.retry = configuration.retry
+            self.logsAttempts = configuration.details.contains(.attempts)
             self.random = random
             self.replay = ReplayCache(limit: configuration.deduplicate ? configuration.replayCacheBytes : 0)
             if let limit = configuration.rateLimit {
@@ -245,6 +248,9 @@ extension EngineLoop {
         /// with `error`, unretried.
         mutating func startFailed(_ transfer: Transfer, _ error: FetchError, now: UInt64) {
             self.removeRunning(transfer)
+            if self.logsAttempts {
+                Self.log(.failure(error), of: transfer, retryAfter: nil, time: nil)
+            }
             self.finish(transfer, .failure(error), now: now)
         }
 

@@ -156,7 +156,10 @@ final class EngineLoop {
             preconditionFailure("completed easy handle carries no transfer")
         }
         let queued = Duration.nanoseconds(Int64(transfer.startedAt &- transfer.submittedAt))
-        let (outcome, retryAfterValue, connections) = easy.finish(queued: queued)
+        if !self.configuration.details.isEmpty && transfer.details == nil {
+            transfer.details = TransferDetails()
+        }
+        let (outcome, retryAfterValue, connections) = easy.finish(queued: queued, details: transfer.details)
         transfer.easy = nil
         self.idle.append(easy)
         let retryAfter = retryAfterValue.flatMap { parseRetryAfter($0, now: Date()) }

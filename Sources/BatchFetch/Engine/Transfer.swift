@@ -34,6 +34,9 @@ final class Transfer {
     /// (``FetchResult/sharedWith``). -1 until it finished.
     var ownerIndex = -1
     var ownerTag: Int?
+    /// What the engine gathered about the transfer, when it gathers anything
+    /// (``Engine/Configuration/details``): made by the first attempt to end.
+    var details: TransferDetails?
 
     init(request: Request, hash: Int?, waiter: Waiter, submittedAt: UInt64) {
         self.request = request
