@@ -15,7 +15,8 @@ struct FetchCommand: AsyncParsableCommand {
             to every line, a line's own fields win. Each record: index (0-based among request lines), id \
             and meta when the line had them, url, status, ok, attempts, bytes, time_ms (the last \
             attempt), total_ms (the whole request: every attempt and the waits before retries), \
-            content_type, body, error (a line that is not a valid request: invalidRequest). Identical \
+            content_type, body, error (a line that is not a valid request: invalidRequest); --fields adds \
+            response facts after them (headers, redirects, timings, remote, tls, attempts). Identical \
             requests are sent once: the others' records carry shared_with (the index of the record whose \
             transfer answered them) and attempts 0. Exit status: 0 all ok, 1 some failed, 2 usage, \
             unreadable input or an output that cannot be written or is an input file (checked before the \
@@ -52,6 +53,14 @@ struct FetchCommand: AsyncParsableCommand {
 
     @Flag(help: "With --save-dir: fetch only the URLs whose file is not there yet.")
     var skipExisting = false
+
+    @Option(
+        name: [.customLong("fields"), .customLong("include")],
+        help: ArgumentHelp(
+            "Add response facts to each record: headers, redirects, timings, remote, tls, attempts, or all.",
+            valueName: "LIST"),
+        transform: RecordFields.init(parsing:))
+    var fields: [RecordFields] = []
 
     @Option(help: "Keep only the value at this JSON key path (e.g. drinks, feed.results).")
     var contentPath: String?
@@ -155,6 +164,7 @@ struct FetchCommand: AsyncParsableCommand {
         configuration.bodyFolder = files?.folder
         // Records without bodies need only their size: libcurl's bytes are counted, not copied.
         configuration.keepsBodies = self.body != .none || self.contentPath != nil
+        configuration.details = RecordFields(self.fields).engineDetails
         return configuration
     }
 
@@ -175,7 +185,7 @@ struct FetchCommand: AsyncParsableCommand {
         let sink = try FileHandleOutput.opening(self.output)
         let writer = RecordWriter(
             bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath,
-            cacheField: configuration.cache != nil, files: files)
+            cacheField: configuration.cache != nil, files: files, fields: RecordFields(self.fields))
         let tally = FetchTally()
         let reporter = ProgressReporter(
             enabled: self.report.showsProgress

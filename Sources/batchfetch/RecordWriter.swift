@@ -5,7 +5,8 @@ import Foundation
 /// `{"index","url","status","ok","attempts","bytes","time_ms","total_ms","content_type","body","error"}`;
 /// a record another's transfer answered has `"shared_with"` before `"attempts"` (see
 /// `RecordWriter+Facts.swift`), a base64 body is followed by `"body_encoding":"base64"`, and with a
-/// ``BodyFileStore`` the body is saved to a file and `"file","sha256"` stand where `"body"` does.
+/// ``BodyFileStore`` the body is saved to a file and `"file","sha256"` stand where `"body"` does;
+/// the response facts of `--fields` come last (`RecordWriter+Details.swift`).
 struct RecordWriter {
     /// How bodies go into records.
     enum BodyMode: String, CaseIterable {
@@ -27,6 +28,8 @@ struct RecordWriter {
     /// Whether records end with `"cache":"hit"|"revalidated"|"miss"` (only with `--cache`, so
     /// records without it keep their bytes).
     let cacheField: Bool
+    /// The response facts each record ends with (none by default, so records keep their bytes).
+    let fields: RecordFields
     /// When set, only this key path's value is kept (implies JSON).
     let contentPath: Envelope?
     /// When set, ok bodies are saved here and records name their files instead of holding them.
@@ -47,9 +50,10 @@ struct RecordWriter {
 
     init(
         bodyMode: BodyMode = .auto, status: StatusPolicy = .successful, contentPath: String? = nil,
-        cacheField: Bool = false, files: BodyFileStore? = nil
+        cacheField: Bool = false, files: BodyFileStore? = nil, fields: RecordFields = []
     ) {
         self.files = files
+        self.fields = fields
         self.bodyMode = bodyMode
         self.status = status
         self.cacheField = cacheField
@@ -137,11 +141,14 @@ struct RecordWriter {
         return nil
     }
 
-    /// Closes the record, with its `cache` field when asked for.
+    /// Closes the record, with its `cache` field and its response facts when asked for.
     private mutating func end(_ result: FetchResult) {
         if self.cacheField {
             self.json.raw(",\"cache\":")
             self.json.string((result.cache ?? .miss).rawValue)
+        }
+        if !self.fields.isEmpty {
+            self.details(of: result)
         }
         self.json.raw("}\n")
     }

@@ -3,8 +3,9 @@ import NIOPosix
 import Synchronization
 
 /// A loopback server that keeps each request's head as the bytes that arrived and answers every
-/// request with an empty 200, closing the connection: for what an HTTP parser would refuse to
-/// pass on (``TestHTTPServer``'s refuses raw non-ASCII bytes in a request target).
+/// request with an empty 200, or the bytes it is given, closing the connection: for what an HTTP
+/// parser would refuse to pass on (``TestHTTPServer``'s refuses raw non-ASCII bytes in a request
+/// target, and its responses' header values are Strings, so never bytes that are not UTF-8).
 package final class RawRequestRecorder: Sendable {
     let group: MultiThreadedEventLoopGroup
     let channel: any Channel
@@ -27,12 +28,19 @@ package final class RawRequestRecorder: Sendable {
         self.port = channel.localAddress?.port ?? 0
     }
 
-    /// Runs `body` with a started recorder and always shuts it down.
-    package static func with<T>(_ body: (RawRequestRecorder) async throws -> T) async throws -> T {
+    /// The answer to every request unless another is given.
+    package static let emptyResponse = Array(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+
+    /// Runs `body` with a started recorder answering every request with `response` (status line,
+    /// header fields and body, sent as they are), and always shuts it down.
+    package static func with<T>(
+        response: [UInt8] = RawRequestRecorder.emptyResponse, _ body: (RawRequestRecorder) async throws -> T
+    ) async throws -> T {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let recorder: RawRequestRecorder
         do {
-            let box = RecorderBox()
+            let box = RecorderBox(response: response)
             let channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelInitializer { channel in
@@ -64,6 +72,11 @@ package final class RawRequestRecorder: Sendable {
 /// Lets connection handlers reach the recorder, which exists only once its channel is bound.
 final class RecorderBox: Sendable {
     let recorder = Mutex<RawRequestRecorder?>(nil)
+    let response: [UInt8]
+
+    init(response: [UInt8]) {
+        self.response = response
+    }
 }
 
 /// Gathers one request head, records it, answers and closes.
@@ -86,8 +99,8 @@ final class RawRequestHandler: ChannelInboundHandler {
         }
         let head = Array(self.received[..<end])
         self.box.recorder.withLock { $0 }?.log.withLock { $0.append(head) }
-        let response = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-        context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(string: response))).assumeIsolated().whenComplete {
+        context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: self.box.response))).assumeIsolated().whenComplete
+        {
             _ in
             context.close(promise: nil)
         }
