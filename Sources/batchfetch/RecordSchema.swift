@@ -58,7 +58,78 @@ enum RecordSchema: String, CaseIterable {
                 }
               ]
             },
-            "cache": {"description": "With --cache: where the response came from.", "enum": ["hit", "revalidated", "miss"]}
+            "cache": {"description": "With --cache: where the response came from.", "enum": ["hit", "revalidated", "miss"]},
+            "headers": {"description": "--fields headers: the final response's header fields as curl's %{header_json}: names lower-cased, each with its values in order; null when no response arrived.", "type": ["object", "null"], "additionalProperties": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
+            "redirects": {
+              "description": "--fields redirects: each redirect followed, in order (the URL answered and its status).",
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": ["url", "status"],
+                "properties": {"url": {"type": "string"}, "status": {"type": "integer", "minimum": 300, "maximum": 399}},
+                "additionalProperties": false
+              }
+            },
+            "final_url": {"description": "--fields redirects: the URL the final response came from, credentials redacted; null when nothing was sent.", "type": ["string", "null"]},
+            "timings": {
+              "description": "--fields timings: the final attempt's phases in milliseconds (dns + connect + tls + first_byte + download = total), its wait in the queue, and the whole request's time with retries; null on a record whose own transfer did not run (shared, cached, refused).",
+              "type": ["object", "null"],
+              "required": ["queue_ms", "dns_ms", "connect_ms", "tls_ms", "first_byte_ms", "download_ms", "total_ms", "request_ms"],
+              "properties": {
+                "queue_ms": {"type": "number", "minimum": 0},
+                "dns_ms": {"type": "number", "minimum": 0},
+                "connect_ms": {"type": "number", "minimum": 0},
+                "tls_ms": {"type": "number", "minimum": 0},
+                "first_byte_ms": {"type": "number", "minimum": 0},
+                "download_ms": {"type": "number", "minimum": 0},
+                "total_ms": {"type": "number", "minimum": 0},
+                "request_ms": {"type": "number", "minimum": 0}
+              },
+              "additionalProperties": false
+            },
+            "remote": {
+              "description": "--fields remote: the peer of the final attempt; null when no connection was made.",
+              "type": ["object", "null"],
+              "required": ["ip", "port", "http_version", "reused"],
+              "properties": {
+                "ip": {"type": "string"},
+                "port": {"type": "integer", "minimum": 0, "maximum": 65535},
+                "http_version": {"description": "The version the response came over; null when none arrived.", "enum": ["HTTP/1.0", "HTTP/1.1", "HTTP/2", "HTTP/3", null]},
+                "reused": {"description": "Whether the attempt reused an open connection.", "type": "boolean"}
+              },
+              "additionalProperties": false
+            },
+            "tls": {
+              "description": "--fields tls: the TLS session of the final attempt; null over plain HTTP or when none was made.",
+              "type": ["object", "null"],
+              "required": ["version", "cipher", "certificate_expires"],
+              "properties": {
+                "version": {"description": "As OpenSSL names it, e.g. TLSv1.3.", "type": "string"},
+                "cipher": {"type": ["string", "null"]},
+                "certificate_expires": {"description": "The server certificate's notAfter, RFC 3339 UTC.", "type": ["string", "null"]}
+              },
+              "additionalProperties": false
+            },
+            "attempt_log": {
+              "description": "--fields attempts: every attempt of this record's own transfer, in order; empty when it sent none of its own.",
+              "type": "array",
+              "items": {
+                "type": "object",
+                "required": ["status", "error", "retry_after_ms", "time_ms"],
+                "properties": {
+                  "status": {"type": ["integer", "null"]},
+                  "error": {
+                    "oneOf": [
+                      {"type": "null"},
+                      {"type": "object", "required": ["kind", "message"], "properties": {"kind": {"type": "string"}, "message": {"type": "string"}}, "additionalProperties": false}
+                    ]
+                  },
+                  "retry_after_ms": {"description": "The wait the server asked for (Retry-After), when it did.", "type": ["number", "null"], "minimum": 0},
+                  "time_ms": {"type": ["number", "null"], "minimum": 0}
+                },
+                "additionalProperties": false
+              }
+            }
           },
           "additionalProperties": false,
           "oneOf": [

@@ -71,6 +71,7 @@ struct RecordSchemaTests {
             let runs: [[String]] = [
                 [], ["--body", "json"], ["--body", "text"], ["--body", "base64"], ["--body", "none"],
                 ["--content-path", "data"], ["--order", "completion", "--no-dedup"], ["--follow"],
+                ["--fields", "all"], ["--fields", "all", "--follow", "--body", "none"],
             ]
             for arguments in runs {
                 let output = try Executable.batchfetch().run(["fetch", "-q", "--retries", "0"] + arguments + urls)
@@ -91,6 +92,8 @@ struct RecordSchemaTests {
             #expect(records.contains { $0.contains("\"cache\":\"miss\"") })
             #expect(records.contains { $0.contains("\"meta\":{\"row\":[1,\"x\"]}") })
             #expect(records.contains { $0.contains("\"kind\":\"invalidRequest\"") })
+            #expect(records.contains { $0.contains("\"redirects\":[{\"url\":") })
+            #expect(records.contains { $0.contains("\"attempt_log\":[{\"status\":404") })
             let problems = try self.violations(of: records, schema: "fetch")
             #expect(problems.isEmpty, "\(problems.prefix(10).joined(separator: "\n"))")
         }
