@@ -62,6 +62,11 @@ struct FetchCommand: AsyncParsableCommand {
         transform: RecordFields.init(parsing:))
     var fields: [RecordFields] = []
 
+    /// The facts records carry: `--fields`, and the headers with `-I`, as curl -I shows them.
+    private var recordFields: RecordFields {
+        RecordFields(self.fields).union(self.request.head ? .headers : [])
+    }
+
     @Option(help: "Keep only the value at this JSON key path (e.g. drinks, feed.results).")
     var contentPath: String?
 
@@ -164,7 +169,7 @@ struct FetchCommand: AsyncParsableCommand {
         configuration.bodyFolder = files?.folder
         // Records without bodies need only their size: libcurl's bytes are counted, not copied.
         configuration.keepsBodies = self.body != .none || self.contentPath != nil
-        configuration.details = RecordFields(self.fields).engineDetails
+        configuration.details = self.recordFields.engineDetails
         return configuration
     }
 
@@ -185,7 +190,7 @@ struct FetchCommand: AsyncParsableCommand {
         let sink = try FileHandleOutput.opening(self.output)
         let writer = RecordWriter(
             bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath,
-            cacheField: configuration.cache != nil, files: files, fields: RecordFields(self.fields))
+            cacheField: configuration.cache != nil, files: files, fields: self.recordFields)
         let tally = FetchTally()
         let reporter = ProgressReporter(
             enabled: self.report.showsProgress

@@ -11,6 +11,11 @@ struct RequestOptions: ParsableArguments {
         help: "The method: GET, HEAD, POST, PUT, DELETE, PATCH or OPTIONS (default GET, or POST with a body).")
     var method: String?
 
+    @Flag(
+        name: [.customShort("I"), .customLong("head")],
+        help: "Send HEAD requests and add each response's headers to its record (what curl -I shows).")
+    var head = false
+
     @Option(
         name: [.customShort("d"), .customLong("data")],
         help: ArgumentHelp(
@@ -68,6 +73,14 @@ struct RequestOptions: ParsableArguments {
     var retryAllMethods = false
 
     func validate() throws {
+        if self.head {
+            if let method = self.method, method != "HEAD" {
+                throw ValidationError("-I/--head sends HEAD requests: it cannot be combined with -X \(method)")
+            }
+            if !self.data.isEmpty || !self.dataBinary.isEmpty || self.json != nil {
+                throw ValidationError("-I/--head sends no body: drop -d/--data, --data-binary and --json")
+            }
+        }
         _ = try self.template(fields: [])
         _ = try RequestTemplate.fields([], json: self.json != nil, user: self.user)
         if self.cookie.contains(where: { $0.contains("=") && $0.utf8.contains(where: { $0 < 0x20 }) }) {
@@ -78,7 +91,7 @@ struct RequestOptions: ParsableArguments {
     /// The defaults every request gets, given the engine's fields (`-H` and what ``apply(to:)`` adds).
     func template(fields: [HeaderField]) throws -> RequestTemplate {
         var template = try RequestTemplate(
-            method: self.method, data: self.data, dataBinary: self.dataBinary, json: self.json)
+            method: self.head ? "HEAD" : self.method, data: self.data, dataBinary: self.dataBinary, json: self.json)
         template.fieldsGiveContentType = fields.contains {
             $0.name.caseInsensitiveCompare("Content-Type") == .orderedSame
         }

@@ -181,4 +181,23 @@ struct FetchFieldsTests {
             #expect(wrong.stderr.contains("unknown field 'cookies'") && wrong.stderr.contains("attempts"))
         }
     }
+
+    @Test func headSendsHEADAndRecordsTheHeadersAsCurlIShowsThem() async throws {
+        try await TestHTTPServer.with { server in
+            let url = "\(server.baseURL)/ok"
+            let (output, records) = try await self.fetch(["-I", url])
+            #expect(output.status == 0, "\(output.summary)")
+            let record = try #require(records[0])
+            #expect(record["status"] as? Int == 200 && record["bytes"] as? Int == 0)
+            let headers = try #require(record["headers"] as? [String: [String]], "\(record)")
+            #expect(headers["content-length"] != nil)
+            #expect(record["timings"] == nil, "-I adds the headers alone")
+            #expect(server.arrivals.map { $0.head.prefix(5) } == ["HEAD "])
+            for (conflict, message) in [(["-X", "POST"], "-X POST"), (["-d", "x"], "sends no body")] {
+                let refused = try await CacheCommandTests.batchfetch(["fetch", "--head"] + conflict + [url])
+                #expect(refused.status == 2 && refused.stderr.contains(message), "\(refused.summary)")
+            }
+            #expect(server.arrivals.count == 1)
+        }
+    }
 }
