@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "simd_level.h"
+
 /// The length of the base64 text of `count` bytes.
 static inline size_t cbytes_base64_length(size_t count) {
     return (count + 2) / 3 * 4;
@@ -69,18 +71,22 @@ __attribute__((target("avx2"))) static inline void cbytes_base64_encode_avx2(con
 }
 #endif
 
-/// Writes the base64 text of `count` bytes at `in` to `out`, which has room for
-/// cbytes_base64_length(count) bytes: with AVX2 where the CPU has it (~5 times the bytes a second).
-static inline void cbytes_base64_encode(const uint8_t *in, size_t count, uint8_t *out) {
+/// cbytes_base64_encode with the loop of SIMD level `level` (CBYTES_SIMD_*), which this CPU must run
+/// (cbytes_simd_available): AVX2 at the AVX2 and AVX-512 levels, else a byte at a time.
+static inline void cbytes_base64_encode_at(int level, const uint8_t *in, size_t count, uint8_t *out) {
 #if defined(__x86_64__)
-    static int avx2 = -1;
-    if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    if (avx2) {
+    if (level == CBYTES_SIMD_AVX2 || level == CBYTES_SIMD_AVX512) {
         cbytes_base64_encode_avx2(in, count, out);
         return;
     }
 #endif
     cbytes_base64_encode_scalar(in, count, out);
+}
+
+/// Writes the base64 text of `count` bytes at `in` to `out`, which has room for
+/// cbytes_base64_length(count) bytes, at the process's SIMD level (cbytes_simd_level).
+static inline void cbytes_base64_encode(const uint8_t *in, size_t count, uint8_t *out) {
+    cbytes_base64_encode_at(cbytes_simd_level(), in, count, out);
 }
 
 #endif

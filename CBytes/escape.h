@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "prefetch.h"
+#include "simd_level.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -102,10 +103,6 @@ static inline int cbytes_escape_json_scalar(const uint8_t *in, size_t count, uin
     return 1;
 }
 
-#if defined(__x86_64__)
-
-#define CBYTES_SSSE3 __attribute__((target("ssse3")))
-
 /// What each byte pair can say is wrong, by the high and low nibble of its first byte and the high
 /// nibble of its second (the lookup algorithm's three tables).
 enum {
@@ -145,6 +142,43 @@ static const uint8_t cbytes_utf8_byte2_high[16] = {
     CBYTES_U8_TOO_LONG | CBYTES_U8_OVERLONG_2 | CBYTES_U8_TWO_CONTS | CBYTES_U8_SURROGATE | CBYTES_U8_TOO_LARGE,
     CBYTES_U8_TOO_SHORT, CBYTES_U8_TOO_SHORT, CBYTES_U8_TOO_SHORT, CBYTES_U8_TOO_SHORT,
 };
+
+/// Writes the escape of a byte that needs one as one 8-byte store, without a branch on which
+/// escape it is (the output has room: see CBYTES_ESCAPE_SLACK); returns its length.
+static inline size_t cbytes_store_escape(uint8_t byte, uint8_t *out) {
+    // The second byte of the two-byte escapes, 0 for those written as \u00xx.
+    static const uint8_t short_form[128] = {
+        ['"'] = '"', ['\\'] = '\\', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't',
+    };
+    static const char hex[] = "0123456789abcdef";
+    uint8_t code = short_form[byte & 0x7F];
+    uint64_t two = (uint64_t)'\\' | (uint64_t)code << 8;
+    uint64_t six = (uint64_t)'\\' | (uint64_t)'u' << 8 | (uint64_t)'0' << 16 | (uint64_t)'0' << 24 |
+                   (uint64_t)(uint8_t)hex[byte >> 4] << 32 | (uint64_t)(uint8_t)hex[byte & 0x0F] << 40;
+    uint64_t word = code ? two : six;
+    memcpy(out, &word, 8);
+    return code ? 2 : 6;
+}
+
+/// Escapes the bytes from `p` to `end` one at a time into `*o`, each with one 8-byte store (room
+/// for 8 bytes is checked before each). Returns 0 when `limit` leaves too little room, else 1.
+static inline int cbytes_escape_bytes(const uint8_t *p, const uint8_t *end, uint8_t **o, const uint8_t *limit) {
+    uint8_t *at = *o;
+    for (; p < end; p++) {
+        if (limit - at < 8) return 0;
+        if (cbytes_needs_escape(*p)) {
+            at += cbytes_store_escape(*p, at);
+        } else {
+            *at++ = *p;
+        }
+    }
+    *o = at;
+    return 1;
+}
+
+#if defined(__x86_64__)
+
+#define CBYTES_SSSE3 __attribute__((target("ssse3")))
 
 /// UTF-8 validation state across 16-byte blocks.
 typedef struct {
@@ -187,39 +221,6 @@ static inline unsigned cbytes_escape_mask16(__m128i v) {
     __m128i marks = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
     __m128i dels = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F));
     return (unsigned)_mm_movemask_epi8(_mm_or_si128(controls, _mm_or_si128(marks, dels)));
-}
-
-/// Writes the escape of a byte that needs one as one 8-byte store, without a branch on which
-/// escape it is (the output has room: see CBYTES_ESCAPE_SLACK); returns its length.
-static inline size_t cbytes_store_escape(uint8_t byte, uint8_t *out) {
-    // The second byte of the two-byte escapes, 0 for those written as \u00xx.
-    static const uint8_t short_form[128] = {
-        ['"'] = '"', ['\\'] = '\\', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't',
-    };
-    static const char hex[] = "0123456789abcdef";
-    uint8_t code = short_form[byte & 0x7F];
-    uint64_t two = (uint64_t)'\\' | (uint64_t)code << 8;
-    uint64_t six = (uint64_t)'\\' | (uint64_t)'u' << 8 | (uint64_t)'0' << 16 | (uint64_t)'0' << 24 |
-                   (uint64_t)(uint8_t)hex[byte >> 4] << 32 | (uint64_t)(uint8_t)hex[byte & 0x0F] << 40;
-    uint64_t word = code ? two : six;
-    memcpy(out, &word, 8);
-    return code ? 2 : 6;
-}
-
-/// Escapes the bytes from `p` to `end` one at a time into `*o`, each with one 8-byte store (room
-/// for 8 bytes is checked before each). Returns 0 when `limit` leaves too little room, else 1.
-static inline int cbytes_escape_bytes(const uint8_t *p, const uint8_t *end, uint8_t **o, const uint8_t *limit) {
-    uint8_t *at = *o;
-    for (; p < end; p++) {
-        if (limit - at < 8) return 0;
-        if (cbytes_needs_escape(*p)) {
-            at += cbytes_store_escape(*p, at);
-        } else {
-            *at++ = *p;
-        }
-    }
-    *o = at;
-    return 1;
 }
 
 /// Copies a run of fewer than 64 bytes from `from` to `to` as four 16-byte stores, whatever its
@@ -297,28 +298,31 @@ CBYTES_SSSE3 static inline int cbytes_escape_json_ssse3(const uint8_t *in, size_
 
 #endif
 
-/// The best escaping kernel this CPU runs: 0 byte by byte, 1 SSSE3, 2 AVX-512 (BW, VBMI, VBMI2).
-static inline int cbytes_escape_json_best_kernel(void) {
+/// Whether this CPU runs cbytes_escape_json_avx512 (BW, VBMI, VBMI2, BMI2: Intel since Ice Lake,
+/// AMD since Zen 4); at the AVX-512 level a CPU without them escapes with SSSE3.
+static inline int cbytes_escape_avx512_supported(void) {
 #if defined(__x86_64__)
-    static int best = -1;
-    if (best < 0) {
-        int avx512 = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi") &&
-                     __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2");
-        best = avx512 ? 2 : __builtin_cpu_supports("ssse3") ? 1 : 0;
+    static int supported = -1;
+    if (supported < 0) {
+        supported = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi") &&
+                    __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2");
     }
-    return best;
+    return supported;
 #else
     return 0;
 #endif
 }
 
-/// cbytes_escape_json with the given kernel, which must be at most the best one (tests compare
-/// the kernels with this).
-static inline int cbytes_escape_json_kernel(int kernel, const uint8_t *in, size_t count, uint8_t *out,
-                                            size_t capacity, size_t *written) {
+/// cbytes_escape_json with the loop of SIMD level `level` (CBYTES_SIMD_*), which this CPU must run
+/// (cbytes_simd_available): scalar and SSE2 byte by byte, SSSE3 (also for AVX2), AVX-512. Tests
+/// compare the levels with this.
+static inline int cbytes_escape_json_at(int level, const uint8_t *in, size_t count, uint8_t *out, size_t capacity,
+                                        size_t *written) {
 #if defined(__x86_64__)
-    if (kernel == 2) return cbytes_escape_json_avx512(in, count, out, capacity, written);
-    if (kernel == 1) return cbytes_escape_json_ssse3(in, count, out, capacity, written);
+    if (level == CBYTES_SIMD_AVX512 && cbytes_escape_avx512_supported()) {
+        return cbytes_escape_json_avx512(in, count, out, capacity, written);
+    }
+    if (level >= CBYTES_SIMD_SSSE3) return cbytes_escape_json_ssse3(in, count, out, capacity, written);
 #endif
     return cbytes_escape_json_scalar(in, count, out, capacity, written);
 }
@@ -328,7 +332,7 @@ static inline int cbytes_escape_json_kernel(int kernel, const uint8_t *in, size_
 /// (call again with more: `count * CBYTES_ESCAPE_MAX_EXPANSION + CBYTES_ESCAPE_SLACK` is always
 /// enough), and -1 when the text is not well-formed UTF-8 (what `out` holds is then meaningless).
 static inline int cbytes_escape_json(const uint8_t *in, size_t count, uint8_t *out, size_t capacity, size_t *written) {
-    return cbytes_escape_json_kernel(cbytes_escape_json_best_kernel(), in, count, out, capacity, written);
+    return cbytes_escape_json_at(cbytes_simd_level(), in, count, out, capacity, written);
 }
 
 #endif

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "prefetch.h"
+#include "simd_level.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -661,40 +662,28 @@ CBYTES_JSON_VALIDATOR(cbytes_json_valid_avx512, CBYTES_JSON_AVX512, cbytes_json_
 
 #endif
 
-/// Whether this CPU runs cbytes_json_valid_avx2 (AVX2 and carry-less multiplication: Intel since
-/// 2013, AMD since 2015); the others run everywhere they compile.
-static inline int cbytes_json_avx2_supported(void) {
+/// cbytes_json_valid with the loop of SIMD level `level` (CBYTES_SIMD_*), which this CPU must run
+/// (cbytes_simd_available): portable at the scalar level, SSE2 at SSE2 and SSSE3, AVX2, AVX-512.
+/// Tests compare the levels with this.
+static inline int cbytes_json_valid_at(int level, const uint8_t *bytes, size_t count, size_t max_depth,
+                                       int *controls) {
 #if defined(__x86_64__)
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul");
-#else
-    return 0;
+    if (level == CBYTES_SIMD_AVX512) return cbytes_json_valid_avx512(bytes, count, max_depth, controls);
+    if (level == CBYTES_SIMD_AVX2) return cbytes_json_valid_avx2(bytes, count, max_depth, controls);
+    if (level == CBYTES_SIMD_SSE2 || level == CBYTES_SIMD_SSSE3) {
+        return cbytes_json_valid_sse2(bytes, count, max_depth, controls);
+    }
 #endif
-}
-
-/// Whether this CPU runs cbytes_json_valid_avx512 (AVX-512 F and BW besides the AVX2 loop's needs:
-/// Intel Xeon since 2017 and desktops since 2019, AMD since Zen 4).
-static inline int cbytes_json_avx512_supported(void) {
-#if defined(__x86_64__)
-    return cbytes_json_avx2_supported() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-#else
-    return 0;
-#endif
+    return cbytes_json_valid_portable(bytes, count, max_depth, controls);
 }
 
 /// Whether `count` bytes at `bytes` are one valid JSON document with at most `max_depth`
 /// containers open at once (and, in `*controls`, whether a tab, LF or CR may be in it):
 /// 1 valid, 0 invalid (also for an empty or all-whitespace document),
-/// -1 when memory for a stack deeper than 4,096 levels could not be had (undecided). Measured on
-/// 64 KB TheCocktailDB-shaped documents, one core of a 2026 Xeon: AVX-512 ~4.7 GB/s, AVX2
-/// ~4.1 GB/s, SSE2 ~2.8 GB/s, portable ~1.0 GB/s (JSONScanner: ~2.3 GB/s).
+/// -1 when memory for a stack deeper than 4,096 levels could not be had (undecided). At the
+/// process's SIMD level (cbytes_simd_level: the CPU's best unless BATCHFETCH_SIMD asks for less).
 static inline int cbytes_json_valid(const uint8_t *bytes, size_t count, size_t max_depth, int *controls) {
-#if defined(__x86_64__)
-    if (cbytes_json_avx512_supported()) return cbytes_json_valid_avx512(bytes, count, max_depth, controls);
-    if (cbytes_json_avx2_supported()) return cbytes_json_valid_avx2(bytes, count, max_depth, controls);
-    return cbytes_json_valid_sse2(bytes, count, max_depth, controls);
-#else
-    return cbytes_json_valid_portable(bytes, count, max_depth, controls);
-#endif
+    return cbytes_json_valid_at(cbytes_simd_level(), bytes, count, max_depth, controls);
 }
 
 #endif

@@ -20,6 +20,11 @@ struct BatchFetchCommand: AsyncParsableCommand {
     /// instead of swift-argument-parser's default 64.
     static func main() async {
         Self.keepFreedMemory()
+        // A misspelt level would otherwise measure the CPU's best under another name.
+        if let problem = SIMDLevel.requestProblem {
+            FileHandleOutput.standardError.write("error: \(problem)\n")
+            Glibc.exit(2)
+        }
         do {
             var command = try Self.parseAsRoot(ArgumentSpelling.normalized(Array(CommandLine.arguments.dropFirst())))
             if var asyncCommand = command as? any AsyncParsableCommand {

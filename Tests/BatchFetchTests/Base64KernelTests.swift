@@ -1,11 +1,12 @@
+import BatchFetch
 import CBytes
 import Foundation
 import TestSupport
 import Testing
 
-/// CBytes encodes base64 24 bytes a step with AVX2 where the CPU has it, else a byte at a time;
-/// each must write what Foundation's encoder writes, for every length (the vector loop's 32-byte
-/// reads and the scalar tail meet at every remainder), and nothing past the text.
+/// CBytes encodes base64 24 bytes a step with AVX2, 48 with NEON, else a byte at a time; each level
+/// this machine runs must write what Foundation's encoder writes, for every length (the vector
+/// loops' reads and the scalar tail meet at every remainder), and nothing past the text.
 struct Base64KernelTests {
     private func encode(
         _ input: [UInt8], with encoder: (UnsafePointer<UInt8>?, Int, UnsafeMutablePointer<UInt8>?) -> Void
@@ -22,14 +23,22 @@ struct Base64KernelTests {
         return Array(out[..<length])
     }
 
-    @Test func everyLengthEncodesAsFoundationDoes() {
+    /// CBytes' number for a level (CBYTES_SIMD_*: the cases in order).
+    private static func cLevel(_ level: SIMDLevel) -> Int32 {
+        Int32(SIMDLevel.allCases.firstIndex(of: level) ?? 0)
+    }
+
+    @Test func everyLengthEncodesAsFoundationDoesAtEveryLevel() {
         var random = SeededGenerator(seed: 64)
         let lengths = Array(0...300) + [4_095, 4_096, 65_535, 65_536, 65_537, 1_000_003]
         for length in lengths {
             let input = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
             let expected = Array(Data(input).base64EncodedString().utf8)
             #expect(self.encode(input) { cbytes_base64_encode($0, $1, $2) } == expected, "\(length) bytes")
-            #expect(self.encode(input) { cbytes_base64_encode_scalar($0, $1, $2) } == expected, "\(length) bytes")
+            for level in SIMDLevel.available {
+                let encoded = self.encode(input) { cbytes_base64_encode_at(Self.cLevel(level), $0, $1, $2) }
+                #expect(encoded == expected, "\(level), \(length) bytes")
+            }
         }
     }
 
@@ -48,8 +57,10 @@ struct Base64KernelTests {
         }
         let input = Array(repeating: bits, count: 4).flatMap { $0 }
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        #expect(
-            self.encode(input) { cbytes_base64_encode($0, $1, $2) }
-                == Array(repeating: alphabet, count: 4).flatMap { $0 })
+        for level in SIMDLevel.available {
+            #expect(
+                self.encode(input) { cbytes_base64_encode_at(Self.cLevel(level), $0, $1, $2) }
+                    == Array(repeating: alphabet, count: 4).flatMap { $0 }, "\(level)")
+        }
     }
 }

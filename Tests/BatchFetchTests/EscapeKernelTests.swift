@@ -1,11 +1,12 @@
+import BatchFetch
 import CBytes
 import TestSupport
 import Testing
 
-/// CBytes escapes text with the best kernel the CPU has (byte by byte, SSSE3, AVX-512); the
-/// suite's other escaping tests only reach that one. Every kernel this machine runs must write
-/// byte for byte what the byte-by-byte one writes, refuse the same ill-formed UTF-8, and never
-/// write past the room it is given.
+/// CBytes escapes text with the kernel of the process's SIMD level (byte by byte, SSSE3, AVX2,
+/// AVX-512, NEON); the suite's other escaping tests only reach that one. Every level this machine
+/// runs must write byte for byte what the byte-by-byte kernel writes, refuse the same ill-formed
+/// UTF-8, and never write past the room it is given.
 struct EscapeKernelTests {
     private struct Outcome: Equatable {
         let code: Int32
@@ -14,26 +15,31 @@ struct EscapeKernelTests {
 
     /// Runs `kernel` on `input` with `capacity` bytes of room, checking that nothing is written
     /// past them.
-    private func escape(_ input: [UInt8], kernel: Int32, capacity: Int) -> Outcome {
+    private func escape(_ input: [UInt8], level: SIMDLevel, capacity: Int) -> Outcome {
         let guardBytes = 256
         var out = [UInt8](repeating: 0xAB, count: capacity + guardBytes)
         var written = 0
         let code = input.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { target in
-                cbytes_escape_json_kernel(
-                    kernel, source.baseAddress, input.count, target.baseAddress, capacity, &written)
+                cbytes_escape_json_at(
+                    Self.cLevel(level), source.baseAddress, input.count, target.baseAddress, capacity, &written)
             }
         }
-        #expect(out[capacity...].allSatisfy { $0 == 0xAB }, "kernel \(kernel) wrote past \(capacity) bytes of room")
+        #expect(out[capacity...].allSatisfy { $0 == 0xAB }, "\(level) wrote past \(capacity) bytes of room")
         return Outcome(code: code, bytes: code == 1 ? Array(out[..<written]) : [])
     }
 
     private func reference(_ input: [UInt8]) -> Outcome {
-        self.escape(input, kernel: 0, capacity: input.count * Int(CBYTES_ESCAPE_MAX_EXPANSION) + 32)
+        self.escape(input, level: .scalar, capacity: input.count * Int(CBYTES_ESCAPE_MAX_EXPANSION) + 32)
     }
 
-    @Test func everyKernelWritesWhatTheByteByByteOneWrites() {
-        let best = cbytes_escape_json_best_kernel()
+    /// CBytes' number for a level (CBYTES_SIMD_*: the cases in order).
+    private static func cLevel(_ level: SIMDLevel) -> Int32 {
+        Int32(SIMDLevel.allCases.firstIndex(of: level) ?? 0)
+    }
+
+    @Test func everyLevelWritesWhatTheByteByByteKernelWrites() {
+        let levels = SIMDLevel.available.filter { $0 != .scalar }
         var random = SeededGenerator(seed: 2_025)
         let pieces: [[UInt8]] = [
             Array("<div class=\"drink\">".utf8), Array("plain text, ".utf8), Array("\"".utf8), Array("\\".utf8),
@@ -52,12 +58,12 @@ struct EscapeKernelTests {
             }
             let want = self.reference(input)
             let worst = input.count * Int(CBYTES_ESCAPE_MAX_EXPANSION) + Int(CBYTES_ESCAPE_SLACK)
-            for kernel in stride(from: 1, through: best, by: 1) {
-                #expect(self.escape(input, kernel: kernel, capacity: worst) == want, "kernel \(kernel): \(input)")
+            for level in levels {
+                #expect(self.escape(input, level: level, capacity: worst) == want, "\(level): \(input)")
                 // Too little room is refused (0) or enough: never a different answer.
                 let tight = Int.random(in: 0...(input.count + input.count / 8 + 40), using: &random)
-                let got = self.escape(input, kernel: kernel, capacity: tight)
-                #expect(got.code == 0 || got == want, "kernel \(kernel), room \(tight): \(input)")
+                let got = self.escape(input, level: level, capacity: tight)
+                #expect(got.code == 0 || got == want, "\(level), room \(tight): \(input)")
             }
         }
     }

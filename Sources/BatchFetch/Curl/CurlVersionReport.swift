@@ -3,7 +3,7 @@ internal import CCurl
 extension BatchFetch {
     /// What a bug report needs, as `curl --version` gives it: batchfetch's version, the libcurl
     /// it was built against and the one it runs with, the TLS library, HTTP/2 (nghttp2) and the
-    /// content decoders, e.g.
+    /// content decoders, and the SIMD level of the body kernels (``SIMDLevel``), e.g.
     ///
     /// ```
     /// batchfetch 0.1.0
@@ -11,6 +11,7 @@ extension BatchFetch {
     /// TLS: OpenSSL/3.0.19
     /// HTTP/2: nghttp2/1.52.0
     /// decoders: gzip, deflate (zlib/1.2.13), br (brotli/1.0.9), zstd (zstd/1.5.4)
+    /// SIMD: avx2 (the CPU's best; BATCHFETCH_SIMD may ask for less)
     /// ```
     public static var versionReport: String {
         var lines = ["batchfetch \(Self.version)"]
@@ -45,6 +46,7 @@ extension BatchFetch {
             decoders.append("zstd (\(named("zstd", version)))")
         }
         lines.append("decoders: \(decoders.isEmpty ? "none" : decoders.joined(separator: ", "))")
+        lines.append(SIMDLevel.report)
         return lines.joined(separator: "\n")
     }
 }

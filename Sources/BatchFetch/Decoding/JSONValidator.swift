@@ -15,38 +15,41 @@ internal import CBytes
 enum JSONValidator {
     /// The C loops; tests hold each to the scanner's verdicts.
     enum Implementation: CaseIterable {
-        /// The best this CPU runs: AVX-512, else AVX2, else SSE2 on x86_64; elsewhere portable.
+        /// The process's SIMD level (``SIMDLevel/current``: the CPU's best unless `BATCHFETCH_SIMD`
+        /// asks for less).
         case automatic
-        /// Eight bytes at a time in general-purpose registers (any CPU).
+        /// Eight bytes at a time in general-purpose registers (any CPU; the scalar level).
         case portable
-        /// Sixteen bytes per compare (every x86_64).
+        /// Sixteen bytes per compare (every x86_64; the SSE2 and SSSE3 levels).
         case sse2
         /// Thirty-two bytes per compare.
         case avx2
         /// A whole 64-byte block per compare, straight into a mask.
         case avx512
+        /// Sixteen bytes per compare on aarch64, folded into masks by pairwise additions.
+        case neon
+
+        /// The SIMD level whose loop this is (`nil`: the process's).
+        var level: SIMDLevel? {
+            switch self {
+            case .automatic: return nil
+            case .portable: return .scalar
+            case .sse2: return .sse2
+            case .avx2: return .avx2
+            case .avx512: return .avx512
+            case .neon: return .neon
+            }
+        }
 
         /// Whether this machine can run it.
         var isAvailable: Bool {
-            switch self {
-            case .automatic, .portable:
-                return true
-            case .sse2:
-                #if arch(x86_64)
-                    return true
-                #else
-                    return false
-                #endif
-            case .avx2:
-                return cbytes_json_avx2_supported() != 0
-            case .avx512:
-                return cbytes_json_avx512_supported() != 0
-            }
+            self.level?.isAvailable ?? true
         }
     }
 
-    /// Whether this machine runs the AVX2 loop, the one that is faster than the scanner.
-    static let outrunsTheScanner = Implementation.avx2.isAvailable
+    /// Whether the process's level runs a loop faster than the scanner (AVX2 or wider; NEON has
+    /// not been timed on ARM hardware, so the scanner stays first there).
+    static let outrunsTheScanner = SIMDLevel.current == .avx2 || SIMDLevel.current == .avx512
 
     /// Whether `bytes` are one valid JSON document with at most `maxDepth` containers open at
     /// once (`valid`); `false` also for an empty or all-whitespace document, `nil` when the
@@ -64,29 +67,10 @@ enum JSONValidator {
         let depth = max(maxDepth, 0)
         let result: CInt
         var controls: CInt = 1
-        switch implementation {
-        case .automatic:
+        if let level = implementation.level {
+            result = cbytes_json_valid_at(level.cLevel, base, count, depth, &controls)
+        } else {
             result = cbytes_json_valid(base, count, depth, &controls)
-        case .portable:
-            result = cbytes_json_valid_portable(base, count, depth, &controls)
-        case .sse2:
-            #if arch(x86_64)
-                result = cbytes_json_valid_sse2(base, count, depth, &controls)
-            #else
-                preconditionFailure("SSE2 is x86_64 only")
-            #endif
-        case .avx2:
-            #if arch(x86_64)
-                result = cbytes_json_valid_avx2(base, count, depth, &controls)
-            #else
-                preconditionFailure("AVX2 is x86_64 only")
-            #endif
-        case .avx512:
-            #if arch(x86_64)
-                result = cbytes_json_valid_avx512(base, count, depth, &controls)
-            #else
-                preconditionFailure("AVX-512 is x86_64 only")
-            #endif
         }
         switch result {
         case 1: return (true, controls != 0)
