@@ -6,7 +6,8 @@
 // UTF-8 is validated block by block alongside (the "lookup" algorithm of Keiser and Lemire,
 // "Validating UTF-8 in less than one instruction per byte", 2021, as simdjson and simdutf use it),
 // with an ASCII block costing one movemask. Escapes are written as JSONBytes.string(_:) writes
-// them: \" \\ \n \r \t, other controls and DEL as \u00xx (lower-case hex).
+// them: \" \\ \n \r \t, other controls and DEL as \u00xx (lower-case hex). Wider loops live beside
+// it (escape_avx2.h, escape_avx512.h); cbytes_escape_json_at picks one by SIMD level (simd_level.h).
 #ifndef CBYTES_ESCAPE_H
 #define CBYTES_ESCAPE_H
 
@@ -294,12 +295,13 @@ CBYTES_SSSE3 static inline int cbytes_escape_json_ssse3(const uint8_t *in, size_
     return 1;
 }
 
+#include "escape_avx2.h"
 #include "escape_avx512.h"
 
 #endif
 
 /// Whether this CPU runs cbytes_escape_json_avx512 (BW, VBMI, VBMI2, BMI2: Intel since Ice Lake,
-/// AMD since Zen 4); at the AVX-512 level a CPU without them escapes with SSSE3.
+/// AMD since Zen 4); at the AVX-512 level a CPU without them escapes with AVX2.
 static inline int cbytes_escape_avx512_supported(void) {
 #if defined(__x86_64__)
     static int supported = -1;
@@ -314,7 +316,7 @@ static inline int cbytes_escape_avx512_supported(void) {
 }
 
 /// cbytes_escape_json with the loop of SIMD level `level` (CBYTES_SIMD_*), which this CPU must run
-/// (cbytes_simd_available): scalar and SSE2 byte by byte, SSSE3 (also for AVX2), AVX-512. Tests
+/// (cbytes_simd_available): scalar and SSE2 byte by byte, SSSE3, AVX2, AVX-512. Tests
 /// compare the levels with this.
 static inline int cbytes_escape_json_at(int level, const uint8_t *in, size_t count, uint8_t *out, size_t capacity,
                                         size_t *written) {
@@ -322,7 +324,10 @@ static inline int cbytes_escape_json_at(int level, const uint8_t *in, size_t cou
     if (level == CBYTES_SIMD_AVX512 && cbytes_escape_avx512_supported()) {
         return cbytes_escape_json_avx512(in, count, out, capacity, written);
     }
-    if (level >= CBYTES_SIMD_SSSE3) return cbytes_escape_json_ssse3(in, count, out, capacity, written);
+    if (level == CBYTES_SIMD_AVX512 || level == CBYTES_SIMD_AVX2) {
+        return cbytes_escape_json_avx2(in, count, out, capacity, written);
+    }
+    if (level == CBYTES_SIMD_SSSE3) return cbytes_escape_json_ssse3(in, count, out, capacity, written);
 #endif
     return cbytes_escape_json_scalar(in, count, out, capacity, written);
 }
