@@ -300,6 +300,10 @@ CBYTES_SSSE3 static inline int cbytes_escape_json_ssse3(const uint8_t *in, size_
 
 #endif
 
+#if defined(__aarch64__)
+#include "escape_neon.h"
+#endif
+
 /// Whether this CPU runs cbytes_escape_json_avx512 (BW, VBMI, VBMI2, BMI2: Intel since Ice Lake,
 /// AMD since Zen 4); at the AVX-512 level a CPU without them escapes with AVX2.
 static inline int cbytes_escape_avx512_supported(void) {
@@ -316,7 +320,7 @@ static inline int cbytes_escape_avx512_supported(void) {
 }
 
 /// cbytes_escape_json with the loop of SIMD level `level` (CBYTES_SIMD_*), which this CPU must run
-/// (cbytes_simd_available): scalar and SSE2 byte by byte, SSSE3, AVX2, AVX-512. Tests
+/// (cbytes_simd_available): scalar and SSE2 byte by byte, SSSE3, AVX2, AVX-512, NEON. Tests
 /// compare the levels with this.
 static inline int cbytes_escape_json_at(int level, const uint8_t *in, size_t count, uint8_t *out, size_t capacity,
                                         size_t *written) {
@@ -328,6 +332,8 @@ static inline int cbytes_escape_json_at(int level, const uint8_t *in, size_t cou
         return cbytes_escape_json_avx2(in, count, out, capacity, written);
     }
     if (level == CBYTES_SIMD_SSSE3) return cbytes_escape_json_ssse3(in, count, out, capacity, written);
+#elif defined(__aarch64__)
+    if (level == CBYTES_SIMD_NEON) return cbytes_escape_json_neon(in, count, out, capacity, written);
 #endif
     return cbytes_escape_json_scalar(in, count, out, capacity, written);
 }

@@ -662,9 +662,13 @@ CBYTES_JSON_VALIDATOR(cbytes_json_valid_avx512, CBYTES_JSON_AVX512, cbytes_json_
 
 #endif
 
+#if defined(__aarch64__)
+#include "json_validate_neon.h"
+#endif
+
 /// cbytes_json_valid with the loop of SIMD level `level` (CBYTES_SIMD_*), which this CPU must run
-/// (cbytes_simd_available): portable at the scalar level, SSE2 at SSE2 and SSSE3, AVX2, AVX-512.
-/// Tests compare the levels with this.
+/// (cbytes_simd_available): portable at the scalar level, SSE2 at SSE2 and SSSE3, AVX2, AVX-512,
+/// NEON. Tests compare the levels with this.
 static inline int cbytes_json_valid_at(int level, const uint8_t *bytes, size_t count, size_t max_depth,
                                        int *controls) {
 #if defined(__x86_64__)
@@ -673,6 +677,8 @@ static inline int cbytes_json_valid_at(int level, const uint8_t *bytes, size_t c
     if (level == CBYTES_SIMD_SSE2 || level == CBYTES_SIMD_SSSE3) {
         return cbytes_json_valid_sse2(bytes, count, max_depth, controls);
     }
+#elif defined(__aarch64__)
+    if (level == CBYTES_SIMD_NEON) return cbytes_json_valid_neon(bytes, count, max_depth, controls);
 #endif
     return cbytes_json_valid_portable(bytes, count, max_depth, controls);
 }
