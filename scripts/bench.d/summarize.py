@@ -206,6 +206,8 @@ def main():
     with open(context_path) as f:
         context = json.load(f)
     summary = medians(runs)
+    if "cpu_model" in context:
+        print(f"CPU: {context['cpu_model']}; batchfetch's SIMD level: {context.get('simd', 'unknown')}\n")
     print(f"Medians of {context['rounds']} round(s); {context['concurrency']} in flight; nginx 1 worker on "
           f"127.0.0.1; dataset: {context['dataset']['source']}. MB/s counts body bytes only "
           f"(req/s × mean document size). wrk's req/s is its own count over its own duration (-d).")

@@ -27,6 +27,9 @@ def main(argv, usage):
     bench.logs.mkdir(parents=True, exist_ok=True)
     bench.runs.write_text("")
     os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ in scripts/bench.d from the helpers
+    if s.simd:
+        # Inherited by every child; only batchfetch reads it (its body kernels' level, capped at the CPU's).
+        os.environ["BATCHFETCH_SIMD"] = s.simd
     signal.signal(signal.SIGTERM, _terminate)
     nginx = Nginx(bench)
     try:

@@ -48,6 +48,33 @@ def _git(*args):
     return subprocess.run(["git", *args], capture_output=True, text=True)
 
 
+def cpu_model():
+    """The CPU's model name, as /proc/cpuinfo gives it (x86), or its implementer and part (ARM)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            fields = dict(line.split(":", 1) for line in f.read().split("\n\n")[0].splitlines() if ":" in line)
+    except OSError:
+        return "unknown"
+    fields = {key.strip(): value.strip() for key, value in fields.items()}
+    if "model name" in fields:
+        return fields["model name"]
+    return " ".join(f"{key} {fields[key]}" for key in ("CPU implementer", "CPU part") if key in fields) or "unknown"
+
+
+def simd_level(bench):
+    """batchfetch's own SIMD line (`--version`): the level its body kernels use in this run's environment."""
+    if not bench.batchfetch:
+        return "unknown"
+    try:
+        done = subprocess.run([bench.batchfetch, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    for line in (done.stdout + done.stderr).splitlines():
+        if line.startswith("SIMD: ") or "BATCHFETCH_SIMD" in line:
+            return line.removeprefix("SIMD: ")
+    return "unknown (batchfetch --version names no level)"
+
+
 def write_context(bench):
     s = bench.settings
     head = _git("rev-parse", "--short", "HEAD")
@@ -85,6 +112,9 @@ def write_context(bench):
         "workloads": s.workloads,
         "concurrency": s.concurrency,
         "cores": len(os.sched_getaffinity(0)),
+        "cpu_model": cpu_model(),
+        "simd": simd_level(bench),
+        "simd_requested": os.environ.get("BATCHFETCH_SIMD", "") or "unset (the CPU's best)",
         "load_average_start": bench.load_start,
         "load_average_end": load_average(),
         "dataset": json.loads((bench.work / "meta.json").read_text()),

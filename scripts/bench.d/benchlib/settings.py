@@ -8,6 +8,7 @@ import sys
 
 TOOLS = "fetch,bench,crawl,curl,floor,wrk,ahc,aiohttp,aria2c"
 WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7")
+SIMD_LEVELS = ("scalar", "sse2", "ssse3", "avx2", "avx512", "neon")  # BATCHFETCH_SIMD's names
 
 
 @dataclasses.dataclass
@@ -45,6 +46,7 @@ class Settings:
     build: bool = True
     out: str = ""
     quick: bool = False
+    simd: str = ""  # BATCHFETCH_SIMD for every batchfetch run; "" leaves the environment's
 
     def wants(self, tool):
         """Whether --only names TOOL."""
@@ -75,6 +77,7 @@ def parse(argv, usage):
     parser.add_argument("--out")
     parser.add_argument("--no-install", action="store_true")
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--simd")
     parser.add_argument("-h", "--help", action="store_true")
     args = parser.parse_args(argv)
     if args.help:
@@ -119,6 +122,10 @@ def parse(argv, usage):
     for workload in s.workloads.split(","):
         if workload not in WORKLOADS:
             _fail(f"--workloads takes {','.join(WORKLOADS)}, not '{workload}'")
+    if args.simd is not None:
+        if args.simd not in SIMD_LEVELS:
+            _fail(f"--simd takes one of {', '.join(SIMD_LEVELS)}, not '{args.simd}'")
+        s.simd = args.simd
     if s.rounds < 1 or s.concurrency < 1:
         _fail("--rounds and --concurrency take a number above 0")
     return s
