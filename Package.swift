@@ -63,7 +63,7 @@ let package = Package(
             pkgConfig: "libssl",
             providers: [.apt(["libssl-dev"])]
         ),
-        // SSE2 loops over bodies: JSON string escaping and JSON validation at memory speed.
+        // SIMD loops over bodies (SSE2 to AVX-512, NEON): JSON string escaping, JSON validation, base64.
         .systemLibrary(name: "CBytes", path: "CBytes"),
         // mallopt, sync_file_range and O_TMPFILE, which Swift's Glibc module does not expose.
         .systemLibrary(name: "CLinux", path: "CLinux"),
