@@ -1,3 +1,4 @@
+import BatchFetch
 import Foundation
 import TestSupport
 import Testing
@@ -14,8 +15,9 @@ struct FetchBodyTests {
     }
 
     /// The records of one run, in input order.
-    private func fetch(_ urls: [String], body mode: String = "auto") throws -> [[String: Any]] {
-        let output = try Executable.batchfetch().run(["fetch", "--retries", "0", "--body", mode] + urls)
+    private func fetch(_ urls: [String], body mode: String = "auto", simd: String = "") throws -> [[String: Any]] {
+        let output = try Executable.batchfetch().run(
+            ["fetch", "--retries", "0", "--body", mode] + urls, environment: ["BATCHFETCH_SIMD": simd])
         #expect(output.status == 0, "\(output)")
         return try output.records()
     }
@@ -110,6 +112,39 @@ struct FetchBodyTests {
             "`model/*`", "`+json`, `+xml`: `image/svg+xml` is text", "the `charset` its type", "the last counts",
         ] {
             #expect(bullet.contains(phrase), "README's --body auto rule does not say \(phrase)")
+        }
+    }
+
+    /// The body kernels (escaping, JSON validation, base64) at every SIMD level this CPU runs
+    /// (`BATCHFETCH_SIMD`) put the same bodies in records as the scalar ones: the kernels' own
+    /// tests compare them in-process, this compares what the command writes with them.
+    @Test func everySIMDLevelWritesTheSameBodies() async throws {
+        try await TestHTTPServer.with { server in
+            var html = Array("<p class=\"x\">Caf\u{E9}\t\u{65E5}\u{672C} \u{1F378} \\ \u{1} end</p>\r\n".utf8)
+            html = Array(repeating: html, count: 24).flatMap { $0 }
+            let json =
+                Array(#"{"drinks":[{"id":"1","name":"Caf\u00e9 \"x\"","n":-1.5e3,"t":true,"z":null}],"#.utf8)
+                + Array(repeating: Array(#""pad":"0123456789abcdef","#.utf8), count: 40).flatMap { $0 }
+                + Array(#""end":[]}"#.utf8)
+            let binary = (0..<1_500).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
+            let urls = [
+                self.typed(server, html, ["text/html; charset=utf-8"]), self.typed(server, json, ["application/json"]),
+                self.typed(server, binary, ["image/png"]),
+            ]
+            let bodies = { (records: [[String: Any]]) in
+                try records.map { record in
+                    let body = ["body": record["body"] ?? NSNull(), "encoding": record["body_encoding"] ?? NSNull()]
+                    return String(
+                        decoding: try JSONSerialization.data(withJSONObject: body, options: [.sortedKeys]),
+                        as: UTF8.self)
+                }
+            }
+            let scalar = try bodies(try self.fetch(urls, simd: "scalar"))
+            #expect(scalar.count == 3)
+            #expect(scalar[0].contains(#"\t"#) && scalar[2].contains("base64"), "\(scalar)")
+            for level in SIMDLevel.available where level != .scalar {
+                #expect(try bodies(try self.fetch(urls, simd: level.rawValue)) == scalar, "\(level)")
+            }
         }
     }
 }
