@@ -1,11 +1,13 @@
 /// The JSON Schemas (draft 2020-12) of what the commands write: `fetch` records, `crawl` lines and
-/// `bench --json` reports. `batchfetch schema` prints them; docs/schema/ keeps copies that a test
+/// `bench --json` reports, `bench --series` lines. `batchfetch schema` prints them; docs/schema/ keeps copies that a test
 /// holds equal to these, and the test suite validates real outputs against them.
 ///
 /// Objects are closed (`additionalProperties: false`): a field a command starts writing must be
 /// added here, or the validation tests fail.
 enum RecordSchema: String, CaseIterable {
     case fetch, crawl, bench
+    /// A line of `bench --series`, also each item of the report's `series`.
+    case benchSeries = "bench-series"
 
     /// The file under docs/schema/ that keeps a copy.
     var fileName: String { "\(self.rawValue).schema.json" }
@@ -15,6 +17,7 @@ enum RecordSchema: String, CaseIterable {
         case .fetch: Self.fetchRecord
         case .crawl: Self.crawlLine
         case .bench: Self.benchReport
+        case .benchSeries: Self.benchSeriesLine
         }
     }
 
@@ -268,10 +271,93 @@ enum RecordSchema: String, CaseIterable {
                 "properties": {"from_ms": {"type": "number"}, "to_ms": {"type": "number"}, "count": {"type": "integer", "minimum": 0}},
                 "additionalProperties": false
               }
+            },
+            "settings": {
+              "description": "How the run was made. Absent from reports of batchfetch before the time series.",
+              "type": "object",
+              "required": ["label", "start_time", "distinct_requests", "stop_requests", "stop_duration_s", "interval_s", "retries", "runs"],
+              "properties": {
+                "label": {"description": "--label, or null.", "type": ["string", "null"]},
+                "start_time": {"description": "Seconds since the Unix epoch (the earliest run's, when merged).", "type": "number"},
+                "distinct_requests": {"type": "integer", "minimum": 0},
+                "stop_requests": {"description": "-n, or null when the run had a duration.", "type": ["integer", "null"], "minimum": 1},
+                "stop_duration_s": {"description": "-d in seconds, or null when the run had a count.", "type": ["number", "null"], "minimum": 0},
+                "interval_s": {"description": "The series' interval in seconds.", "type": "number", "exclusiveMinimum": 0},
+                "retries": {"type": "integer", "minimum": 0},
+                "runs": {"description": "Runs merged into this report (1 for a run of its own).", "type": "integer", "minimum": 1}
+              },
+              "additionalProperties": false
+            },
+            "histograms": {
+              "description": "The whole run's HDR histograms in HdrHistogram's compressed V2 encoding, base64 (values in microseconds): readable by HdrHistogram's libraries, exact to add.",
+              "type": "object",
+              "required": ["latency", "service"],
+              "properties": {
+                "latency": {"description": "From each request's intended start (what latency_ms summarises).", "type": "string", "contentEncoding": "base64"},
+                "service": {"description": "Service time: the final attempt's transfer.", "type": "string", "contentEncoding": "base64"}
+              },
+              "additionalProperties": false
+            },
+            "series": {
+              "description": "The time series, one point per interval (the lines of --series).",
+              "type": "array",
+              "items": \(Self.seriesPoint)
             }
           },
           "additionalProperties": false
         }
 
+        """
+
+    private static let benchSeriesLine = """
+        {
+          "$schema": "https://json-schema.org/draft/2020-12/schema",
+          "$id": "urn:batchfetch:schema:bench-series",
+          "title": "batchfetch bench series line",
+          "description": "One line of `batchfetch bench --series` (NDJSON), and each item of the --json report's series: one interval of the run.",
+          "allOf": [\(Self.seriesPoint)]
+        }
+
+        """
+
+    private static let seriesPercentiles = """
+        {
+                "oneOf": [
+                  {"type": "null"},
+                  {
+                    "type": "object",
+                    "required": ["p50", "p90", "p99", "p99_9", "max"],
+                    "properties": {"p50": {"type": "number"}, "p90": {"type": "number"}, "p99": {"type": "number"}, "p99_9": {"type": "number"}, "max": {"type": "number"}},
+                    "additionalProperties": false
+                  }
+                ]
+              }
+        """
+
+    private static let seriesPoint = """
+        {
+              "type": "object",
+              "required": ["t_s", "interval_s", "time", "intended", "sent", "done", "in_flight", "ok", "bytes", "statuses", "errors", "requests_per_second", "megabytes_per_second", "latency_ms", "service_ms", "latency_hdr", "service_hdr"],
+              "properties": {
+                "t_s": {"description": "The interval's end, seconds since the run's start.", "type": "number", "minimum": 0},
+                "interval_s": {"description": "The interval's length (the last may be shorter).", "type": "number", "minimum": 0},
+                "time": {"description": "The interval's end, seconds since the Unix epoch.", "type": "number"},
+                "intended": {"description": "Requests due in the interval (open loop: by the schedule; closed loop: as sent).", "type": "integer", "minimum": 0},
+                "sent": {"description": "Requests handed to the engine in the interval.", "type": "integer", "minimum": 0},
+                "done": {"description": "Results in the interval.", "type": "integer", "minimum": 0},
+                "in_flight": {"description": "Sent and not done at the interval's end.", "type": "integer", "minimum": 0},
+                "ok": {"type": "integer", "minimum": 0},
+                "bytes": {"type": "integer", "minimum": 0},
+                "statuses": {"type": "object", "propertyNames": {"pattern": "^[0-9]{3}$"}, "additionalProperties": {"type": "integer", "minimum": 0}},
+                "errors": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+                "requests_per_second": {"type": "number", "minimum": 0},
+                "megabytes_per_second": {"type": "number", "minimum": 0},
+                "latency_ms": \(Self.seriesPercentiles),
+                "service_ms": \(Self.seriesPercentiles),
+                "latency_hdr": {"description": "The interval's latency histogram (HdrHistogram compressed V2, base64, microseconds).", "type": "string", "contentEncoding": "base64"},
+                "service_hdr": {"description": "The interval's service-time histogram, encoded alike.", "type": "string", "contentEncoding": "base64"}
+              },
+              "additionalProperties": false
+            }
         """
 }

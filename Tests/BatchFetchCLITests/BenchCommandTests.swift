@@ -208,6 +208,8 @@ struct BenchCommandTests {
             ([], "no URLs"),
             (["ftp://127.0.0.1/file"], "scheme"),
             (["-i", "/nonexistent/urls.txt"], "/nonexistent/urls.txt"),
+            (["http://127.0.0.1:1/", "--interval", "1ms"], "--interval"),
+            (["http://127.0.0.1:1/", "--series", "/nonexistent/dir/s.ndjson"], "/nonexistent/dir/s.ndjson"),
         ]
         for (arguments, message) in cases {
             let output = try Executable("batchfetch").run(["bench"] + arguments)

@@ -48,7 +48,7 @@ struct RecordSchemaTests {
     }
 
     @Test func theDocsCopiesAreWhatTheCommandPrints() throws {
-        for schema in ["fetch", "crawl", "bench"] {
+        for schema in ["fetch", "crawl", "bench", "bench-series"] {
             let printed = try Executable.batchfetch().run(["schema", schema])
             let file = Self.root.appendingPathComponent("docs/schema/\(schema).schema.json")
             let kept = try String(contentsOf: file, encoding: .utf8)
@@ -179,6 +179,22 @@ struct RecordSchemaTests {
                 ["bench", "--json", "-n", "4", "--retries", "0", "http://127.0.0.1:9/"])
             let reports = [good, open, failed].map { $0.stdout.trimmingCharacters(in: .whitespacesAndNewlines) }
             let problems = try self.violations(of: reports, schema: "bench")
+            #expect(problems.isEmpty, "\(problems.prefix(10).joined(separator: "\n"))")
+        }
+    }
+
+    @Test func benchSeriesLinesMatchTheSchema() async throws {
+        try await TestHTTPServer.with { server in
+            let directory = try ScratchDirectory("schema-series")
+            let series = directory.path("series.ndjson")
+            let output = try Executable.batchfetch().run([
+                "bench", "-q", "-n", "300", "--rate", "1000", "--retries", "0", "--interval", "50ms", "--series",
+                series, "\(server.baseURL)/ok", "\(server.baseURL)/status/503", "http://127.0.0.1:9/",
+            ])
+            #expect(output.status == 1, "\(output)")
+            let lines = self.lines(try String(contentsOfFile: series, encoding: .utf8))
+            #expect(lines.count >= 3, "\(lines)")
+            let problems = try self.violations(of: lines, schema: "bench-series")
             #expect(problems.isEmpty, "\(problems.prefix(10).joined(separator: "\n"))")
         }
     }

@@ -143,6 +143,7 @@ public struct BenchRecorder: Sendable {
                 fromMilliseconds: Self.milliseconds($0.lowerBound), toMilliseconds: Self.milliseconds($0.upperBound),
                 count: $0.count)
         }
+        report.histograms = BenchReport.Histograms(latency: self.latency.encoded, service: self.total.encoded)
         return report
     }
 

@@ -150,6 +150,12 @@ public struct BenchReport: Sendable, Hashable, Codable {
     public var phases = Phases()
     /// The latency distribution in a dozen buckets or fewer.
     public var histogram: [Bucket] = []
+    /// How the run was made, so a saved report can be read back and compared.
+    public var settings: Settings?
+    /// The whole-run histograms in HdrHistogram's compressed encoding.
+    public var histograms: Histograms?
+    /// The run's time series, one point per interval.
+    public var series: [SeriesPoint]?
 
     /// Creates a report; the figures not given start at zero or empty.
     public init(requests: Int, ok: Int, failed: Int, durationSeconds: Double) {
@@ -168,7 +174,7 @@ public struct BenchReport: Sendable, Hashable, Codable {
         case connections, retries, statuses, errors, protocols
         case latency = "latency_ms"
         case phases = "phases_ms"
-        case histogram
+        case histogram, settings, histograms, series
     }
 
     /// Encodes every key, absent figures as `null`.
@@ -192,5 +198,8 @@ public struct BenchReport: Sendable, Hashable, Codable {
         try container.encode(self.latency, forKey: .latency)
         try container.encode(self.phases, forKey: .phases)
         try container.encode(self.histogram, forKey: .histogram)
+        try container.encodeIfPresent(self.settings, forKey: .settings)
+        try container.encodeIfPresent(self.histograms, forKey: .histograms)
+        try container.encodeIfPresent(self.series, forKey: .series)
     }
 }

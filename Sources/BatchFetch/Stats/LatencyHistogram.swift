@@ -14,7 +14,8 @@ public struct LatencyHistogram: Sendable {
 
     private static let highestMicroseconds: UInt64 = 3_600_000_000
 
-    private var histogram: Histogram<UInt64>
+    // Internal, not private: the V2 codec (LatencyHistogram+Encoding.swift) reads and fills it.
+    var histogram: Histogram<UInt64>
 
     /// How many recorded durations were above ``highestTrackable`` and recorded as it.
     public private(set) var clampedCount = 0
@@ -155,5 +156,13 @@ public struct LatencyHistogram: Sendable {
             return .zero
         }
         return .nanoseconds(Int64(clamping: UInt64(Swift.min(microseconds * 1000, 9e18))))
+    }
+}
+
+extension LatencyHistogram {
+    /// Forgets every recorded duration, keeping the histogram's storage for reuse.
+    public mutating func reset() {
+        self.histogram.reset()
+        self.clampedCount = 0
     }
 }

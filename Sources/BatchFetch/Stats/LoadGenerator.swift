@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Sends a ``LoadPlan`` through an ``Engine`` of its own and measures what comes back: the
@@ -54,6 +55,10 @@ public struct LoadGenerator: Sendable {
         public var recorder: BenchRecorder
         /// From the first request to the last result.
         public var elapsed: Duration
+        /// The run's time series, when it was recorded with a ``SeriesRecorder``.
+        public var series: [SeriesPoint] = []
+        /// When the run started, in seconds since the Unix epoch.
+        public var startTime: Double = Date().timeIntervalSince1970
         /// The report of the run.
         public func report(plan: LoadPlan, concurrency: Int) -> BenchReport {
             self.recorder.report(elapsed: self.elapsed, pacing: plan.pacing, concurrency: concurrency)
@@ -62,10 +67,16 @@ public struct LoadGenerator: Sendable {
 
     /// Runs `plan` to its end (or until the calling task is cancelled).
     ///
-    /// - Parameter recorder: where to record (its ``BenchRecorder/okStatuses`` decide what is ok).
+    /// - Parameters:
+    ///   - recorder: where to record (its ``BenchRecorder/okStatuses`` decide what is ok).
+    ///   - series: where to record the time series, if anywhere; the run starts at its
+    ///     ``SeriesRecorder/start``, its intervals are cut as they end, and the last one, shorter,
+    ///     when the last result is in.
     /// - Throws: ``FetchError`` with kind ``FetchError/Kind/invalidConfiguration`` when the plan or
     ///   the configuration cannot run.
-    public func run(_ plan: LoadPlan, recorder: BenchRecorder = BenchRecorder()) async throws(FetchError) -> Run {
+    public func run(
+        _ plan: LoadPlan, recorder: BenchRecorder = BenchRecorder(), series: SeriesRecorder? = nil
+    ) async throws(FetchError) -> Run {
         if let problem = plan.problem {
             throw FetchError(kind: .invalidConfiguration, message: problem)
         }
@@ -74,35 +85,54 @@ public struct LoadGenerator: Sendable {
             configuration.rateLimit = nil
         }
         let engine = try Engine(configuration: configuration)
-        let run: Run
+        let ticker = series.map { series in Task { await series.tick() } }
+        var run: Run
         switch plan.pacing {
         case .closedLoop:
-            run = await Self.closedLoop(engine, plan, recorder)
+            run = await Self.closedLoop(engine, plan, recorder, series)
         case .openLoop(let rate):
             let schedule = OpenLoopSchedule(requestsPerSecond: rate, stop: plan.stop)
-            run = await Self.openLoop(engine, plan.requests, schedule, recorder)
+            run = await Self.openLoop(engine, plan.requests, schedule, recorder, series)
+        }
+        if let series, let ticker {
+            ticker.cancel()
+            await ticker.value
+            series.cut(at: series.start + run.elapsed)
+            run.series = series.points
+            run.startTime = series.startTime
         }
         await engine.shutdown()
         return run
     }
 
-    private static func closedLoop(_ engine: Engine, _ plan: LoadPlan, _ recorder: BenchRecorder) async -> Run {
+    private static func closedLoop(
+        _ engine: Engine, _ plan: LoadPlan, _ recorder: BenchRecorder, _ series: SeriesRecorder?
+    ) async -> Run {
         var recorder = recorder
-        let start = ContinuousClock.now
-        for await result in engine.results(for: RequestCycle(plan.requests, stop: plan.stop, start: start)) {
-            recorder.record(result)
+        let start = series?.start ?? ContinuousClock.now
+        let cycle = RequestCycle(plan.requests, stop: plan.stop, start: start, series: series)
+        if let series {
+            for await result in engine.results(for: cycle) {
+                recorder.record(result)
+                series.record(result)
+            }
+        } else {
+            for await result in engine.results(for: cycle) {
+                recorder.record(result)
+            }
         }
         return Run(recorder: recorder, elapsed: ContinuousClock.now - start)
     }
 
     private static func openLoop(
-        _ engine: Engine, _ requests: [Request], _ schedule: OpenLoopSchedule, _ recorder: BenchRecorder
+        _ engine: Engine, _ requests: [Request], _ schedule: OpenLoopSchedule, _ recorder: BenchRecorder,
+        _ series: SeriesRecorder?
     ) async -> Run {
         let shared = SharedRecorder(recorder)
         // A batch no larger than the read-ahead is submitted whole on its first `next()`, so every
         // request in it shares one submission instant.
         let chunk = engine.configuration.effectiveReadAhead
-        let start = ContinuousClock.now
+        let start = series?.start ?? ContinuousClock.now
         await withDiscardingTaskGroup { group in
             var issued = 0
             var batch: [Request] = []
@@ -116,13 +146,13 @@ public struct LoadGenerator: Sendable {
                     due.append(start + offset)
                     issued += 1
                     if batch.count == chunk {
-                        Self.submit(batch, due: due, to: engine, in: &group, recording: shared)
+                        Self.submit(batch, due: due, to: engine, in: &group, recording: shared, series: series)
                         batch.removeAll(keepingCapacity: true)
                         due.removeAll(keepingCapacity: true)
                     }
                 }
                 if !batch.isEmpty {
-                    Self.submit(batch, due: due, to: engine, in: &group, recording: shared)
+                    Self.submit(batch, due: due, to: engine, in: &group, recording: shared, series: series)
                     batch.removeAll(keepingCapacity: true)
                     due.removeAll(keepingCapacity: true)
                 }
@@ -140,17 +170,20 @@ public struct LoadGenerator: Sendable {
 
     private static func submit(
         _ batch: [Request], due: [ContinuousClock.Instant], to engine: Engine,
-        in group: inout DiscardingTaskGroup, recording shared: SharedRecorder
+        in group: inout DiscardingTaskGroup, recording shared: SharedRecorder, series: SeriesRecorder?
     ) {
+        series?.noteSent(batch.count)
         group.addTask {
             let submitted = ContinuousClock.now
             for await result in engine.results(for: batch) {
                 guard let response = result.response else {
                     shared.state.withLock { $0.record(result) }
+                    series?.record(result)
                     continue
                 }
                 let latency = (submitted - due[result.index]) + response.timings.queued + response.timings.total
                 shared.state.withLock { $0.record(result, latency: latency) }
+                series?.record(result, latency: latency)
             }
         }
     }

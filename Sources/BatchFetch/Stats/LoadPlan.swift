@@ -60,6 +60,15 @@ public struct LoadPlan: Sendable {
         return .nanoseconds(Int64(nanoseconds.rounded()))
     }
 
+    /// How many requests are due by `elapsed` since the start in an open loop; `nil` in a closed
+    /// loop, where nothing is due before it is sent.
+    public func intendedCount(by elapsed: Duration) -> Int? {
+        guard case .openLoop(let rate) = self.pacing else {
+            return nil
+        }
+        return OpenLoopSchedule(requestsPerSecond: rate, stop: self.stop).dueCount(by: elapsed)
+    }
+
     /// Why the plan cannot run, or `nil` when it can.
     public var problem: String? {
         if self.requests.isEmpty {

@@ -22,4 +22,23 @@ struct OpenLoopSchedule: Sendable, Hashable {
         }
     }
 
+    /// How many requests are due by `elapsed` since the start (those whose offset is at most it).
+    func dueCount(by elapsed: Duration) -> Int {
+        let seconds = BenchRecorder.seconds(elapsed)
+        guard seconds >= 0 else {
+            return 0
+        }
+        var count = Int(Swift.min(seconds * self.requestsPerSecond, 9e15)) + 1
+        switch self.stop {
+        case .count(let limit):
+            count = Swift.min(count, limit)
+        case .duration(let duration):
+            count = Swift.min(count, Int(BenchRecorder.seconds(duration) * self.requestsPerSecond) + 2)
+        }
+        // The estimate is off by rounding at most: step back to the last request really due.
+        while count > 0, (self.offset(of: count - 1).map { $0 > elapsed } ?? true) {
+            count -= 1
+        }
+        return count
+    }
 }

@@ -5,10 +5,12 @@ struct RequestCycle: Sequence, IteratorProtocol {
     private let requests: [Request]
     private let limit: Int?
     private let deadline: ContinuousClock.Instant?
+    private let series: SeriesRecorder?
     private var issued = 0
 
-    init(_ requests: [Request], stop: LoadPlan.Stop, start: ContinuousClock.Instant) {
+    init(_ requests: [Request], stop: LoadPlan.Stop, start: ContinuousClock.Instant, series: SeriesRecorder? = nil) {
         self.requests = requests
+        self.series = series
         switch stop {
         case .count(let count):
             self.limit = count
@@ -30,6 +32,7 @@ struct RequestCycle: Sequence, IteratorProtocol {
             return nil
         }
         defer { self.issued += 1 }
+        self.series?.noteSent()
         return self.requests[self.issued % self.requests.count]
     }
 }

@@ -1,0 +1,44 @@
+import ArgumentParser
+import BatchFetch
+import Foundation
+
+/// Reading and writing the reports `bench run --json` saves, for `bench compare` and `bench merge`.
+enum BenchReportFile {
+    /// The report in `path`.
+    /// - Throws: ``ExitCode/usage`` when it cannot be read or is not a bench report (said on
+    ///   standard error, naming the file).
+    static func read(_ path: String) throws -> BenchReport {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            FileHandleOutput.standardError.write("batchfetch: cannot read \(path)\n")
+            throw ExitCode.usage
+        }
+        do {
+            return try JSONDecoder().decode(BenchReport.self, from: data)
+        } catch {
+            FileHandleOutput.standardError.write(
+                "batchfetch: \(path) is not a report of 'batchfetch bench --json': \(Self.reason(error))\n")
+            throw ExitCode.usage
+        }
+    }
+
+    /// `report` as `bench --json` prints it: one line, sorted keys.
+    static func encoded(_ report: BenchReport) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(report)) ?? Data("{}".utf8)
+        return Array(data) + [0x0A]
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _):
+            return "no '\(key.stringValue)'"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "'\(context.codingPath.map(\.stringValue).joined(separator: "."))' has the wrong type"
+        case DecodingError.dataCorrupted(let context):
+            return context.debugDescription
+        default:
+            return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import CocktailReplica
+import Foundation
+import TestSupport
+import Testing
+
+/// `bench --series`, `--hdr-log` and the histograms of `--json`, end to end against the replica:
+/// the series accounts for every request, and HdrHistogram's own Python library reads what the
+/// command wrote and finds the same figures.
+@Suite(.serialized)
+struct BenchSeriesTests {
+    private struct Point: Decodable {
+        let t_s: Double
+        let interval_s: Double
+        let intended: Int
+        let sent: Int
+        let done: Int
+        let in_flight: Int
+        let ok: Int
+        let statuses: [String: Int]
+    }
+
+    private func lines(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+    }
+
+    @Test func theSeriesAccountsForEveryRequestOfAClosedLoop() async throws {
+        try await ReplicaServer.withServer { server in
+            let directory = try ScratchDirectory("bench-series")
+            let series = directory.path("series.ndjson")
+            let output = try await Executable.batchfetch().runOffPool([
+                "bench", server.url("list.php?c=list"), "-n", "400", "-c", "4", "--series", series,
+                "--interval", "50ms", "-q",
+            ])
+            #expect(output.status == 0, "\(output)")
+            let points = try self.lines(series).map { try JSONDecoder().decode(Point.self, from: Data($0.utf8)) }
+            #expect(!points.isEmpty)
+            #expect(points.reduce(0) { $0 + $1.done } == 400)
+            #expect(points.reduce(0) { $0 + $1.sent } == 400 && points.reduce(0) { $0 + $1.intended } == 400)
+            #expect(points.reduce(0) { $0 + $1.ok } == 400)
+            #expect(points.reduce(0) { $0 + ($1.statuses["200"] ?? 0) } == 400)
+            #expect(points.last?.in_flight == 0, "nothing is in flight once the run is over")
+            #expect(zip(points, points.dropFirst()).allSatisfy { $0.t_s < $1.t_s }, "in time order")
+            // Every interval but the last is a whole one.
+            #expect(points.dropLast().allSatisfy { abs($0.interval_s - 0.05) < 1e-6 }, "\(points.map(\.interval_s))")
+        }
+    }
+
+    @Test func anOpenLoopsSeriesCountsWhatWasDueBySchedule() async throws {
+        try await ReplicaServer.withServer { server in
+            let directory = try ScratchDirectory("bench-series-open")
+            let series = directory.path("series.ndjson")
+            let output = try await Executable.batchfetch().runOffPool([
+                "bench", server.url("list.php?c=list"), "-n", "60", "-c", "4", "--rate", "200", "--series", series,
+                "--interval", "100ms", "-q",
+            ])
+            #expect(output.status == 0, "\(output)")
+            let points = try self.lines(series).map { try JSONDecoder().decode(Point.self, from: Data($0.utf8)) }
+            #expect(points.reduce(0) { $0 + $1.intended } == 60)
+            #expect(points.reduce(0) { $0 + $1.sent } == 60 && points.reduce(0) { $0 + $1.done } == 60)
+            // 200/s: 20 due per whole 100 ms interval (the first also holds request 0, due at once).
+            #expect(points.dropLast().allSatisfy { (20...21).contains($0.intended) }, "\(points.map(\.intended))")
+        }
+    }
+
+    /// HdrHistogram's Python library (`hdrhistogram` on PyPI, which scripts/setup --build-tests
+    /// installs) decodes the report's histograms and the interval log. 1,000 samples, so every
+    /// percentile's rank is a whole number and the library's rounding of ranks matches ours.
+    @Test func hdrHistogramsOwnLibraryReadsTheHistogramsAndTheLogAndGetsTheSamePercentiles() async throws {
+        try await ReplicaServer.withServer { server in
+            let directory = try ScratchDirectory("bench-hdr")
+            let log = directory.path("run.hlog")
+            let report = directory.path("run.json")
+            let output = try await Executable.batchfetch().runOffPool([
+                "bench", server.url("list.php?c=list"), "-n", "1000", "-c", "4", "--rate", "2000", "--json",
+                "--hdr-log", log, "--interval", "100ms",
+            ])
+            #expect(output.status == 0, "\(output)")
+            try output.stdout.write(toFile: report, atomically: true, encoding: .utf8)
+            let script = """
+                import json, sys
+                try:
+                    from hdrh.histogram import HdrHistogram
+                    from hdrh.log import HistogramLogReader
+                except ImportError:
+                    print("the hdrhistogram Python package is missing (scripts/setup --build-tests installs it)")
+                    sys.exit(3)
+                report = json.load(open(sys.argv[1]))
+                problems = []
+                def same(what, ours, theirs):
+                    if abs(ours - theirs) > 1e-9:
+                        problems.append(f"{what}: batchfetch {ours}, hdrhistogram {theirs}")
+                whole = HdrHistogram.decode(report["histograms"]["latency"])
+                same("count", report["requests"], whole.get_total_count())
+                for key, percentile in [("p50", 50), ("p90", 90), ("p99", 99), ("p99_9", 99.9)]:
+                    same(key, report["latency_ms"][key], whole.get_value_at_percentile(percentile) / 1000)
+                same("max", report["latency_ms"]["max"], whole.get_max_value() / 1000)
+                # Our min is the smallest value recorded; the library's, its bucket's lowest value.
+                ours = whole.get_lowest_equivalent_value(round(report["latency_ms"]["min"] * 1000))
+                same("min", ours / 1000, whole.get_min_value() / 1000)
+                service = HdrHistogram.decode(report["histograms"]["service"])
+                same("service p50", report["phases_ms"]["total"], service.get_value_at_percentile(50) / 1000)
+                # The log: its untagged intervals add up to the whole run's latency histogram.
+                added = HdrHistogram(1, 3600000000, 3)
+                tagged = 0
+                for line in open(sys.argv[2]):
+                    if line.startswith("Tag=service,"):
+                        tagged += 1
+                    elif line[0].isdigit():
+                        added.add(HdrHistogram.decode(line.strip().split(",")[3]))
+                same("log count", whole.get_total_count(), added.get_total_count())
+                for percentile in [50, 90, 99, 99.9, 100]:
+                    same(f"log p{percentile}", whole.get_value_at_percentile(percentile) / 1000,
+                         added.get_value_at_percentile(percentile) / 1000)
+                # And the library's own log reader takes every line, tagged ones included.
+                reader = HistogramLogReader(sys.argv[2], HdrHistogram(1, 3600000000, 3))
+                intervals = 0
+                while reader.get_next_interval_histogram() is not None:
+                    intervals += 1
+                same("intervals read", 2 * tagged, intervals)
+                same("series points", len(report["series"]), tagged)
+                print("\\n".join(problems))
+                sys.exit(1 if problems else 0)
+                """
+            let checked = try Executable(path: "/usr/bin/env").run(["python3", "-c", script, report, log])
+            #expect(checked.status == 0, "\(checked)")
+        }
+    }
+
+    @Test func benchAndBenchRunAreTheSameCommandWithURLsOrAFile() async throws {
+        try await ReplicaServer.withServer { server in
+            let directory = try ScratchDirectory("bench-spellings")
+            let urls = directory.path("urls.txt")
+            try "\(server.url("list.php?c=list"))\n".write(toFile: urls, atomically: true, encoding: .utf8)
+            let spellings: [[String]] = [
+                ["bench", server.url("list.php?c=list")], ["bench", "run", server.url("list.php?c=list")],
+                ["bench", "-i", urls], ["bench", "run", "-i", urls],
+            ]
+            for spelling in spellings {
+                let output = try await Executable.batchfetch().runOffPool(spelling + ["-n", "5", "-q"])
+                #expect(output.status == 0, "\(spelling): \(output)")
+                #expect(output.stdout.hasPrefix("5 requests, 5 ok, 0 failed"), "\(spelling): \(output)")
+            }
+            #expect(server.stats().requests == 20)
+        }
+    }
+}
