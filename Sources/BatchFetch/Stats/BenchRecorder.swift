@@ -117,19 +117,7 @@ public struct BenchRecorder: Sendable {
         report.statuses = Dictionary(uniqueKeysWithValues: self.statuses.map { (String($0.key), $0.value) })
         report.errors = Dictionary(uniqueKeysWithValues: self.errors.map { ($0.key.rawValue, $0.value) })
         report.protocols = Dictionary(uniqueKeysWithValues: self.protocols.map { ($0.key.rawValue, $0.value) })
-        if !self.latency.isEmpty {
-            let latency = self.latency
-            report.latency = BenchReport.Latency(
-                min: Self.milliseconds(latency.min),
-                mean: Self.milliseconds(latency.mean),
-                stdev: Self.milliseconds(latency.standardDeviation),
-                p50: Self.milliseconds(latency.value(atPercentile: 50)),
-                p90: Self.milliseconds(latency.value(atPercentile: 90)),
-                p99: Self.milliseconds(latency.value(atPercentile: 99)),
-                p99_9: Self.milliseconds(latency.value(atPercentile: 99.9)),
-                max: Self.milliseconds(latency.max)
-            )
-        }
+        report.latency = Self.figures(self.latency)
         report.phases = BenchReport.Phases(
             dns: self.median(self.nameLookup),
             connect: self.median(self.connect),
@@ -138,13 +126,35 @@ public struct BenchRecorder: Sendable {
             total: self.median(self.total),
             newConnectionSamples: self.connect.count
         )
-        report.histogram = self.latency.buckets().map {
+        report.histogram = Self.bars(self.latency)
+        report.histograms = BenchReport.Histograms(latency: self.latency.encoded, service: self.total.encoded)
+        return report
+    }
+
+    /// The percentiles of `latency` as a report gives them; `nil` when it is empty.
+    static func figures(_ latency: LatencyHistogram) -> BenchReport.Latency? {
+        guard !latency.isEmpty else {
+            return nil
+        }
+        return BenchReport.Latency(
+            min: Self.milliseconds(latency.min),
+            mean: Self.milliseconds(latency.mean),
+            stdev: Self.milliseconds(latency.standardDeviation),
+            p50: Self.milliseconds(latency.value(atPercentile: 50)),
+            p90: Self.milliseconds(latency.value(atPercentile: 90)),
+            p99: Self.milliseconds(latency.value(atPercentile: 99)),
+            p99_9: Self.milliseconds(latency.value(atPercentile: 99.9)),
+            max: Self.milliseconds(latency.max)
+        )
+    }
+
+    /// The report's coarse distribution of `latency`.
+    static func bars(_ latency: LatencyHistogram) -> [BenchReport.Bucket] {
+        latency.buckets().map {
             BenchReport.Bucket(
                 fromMilliseconds: Self.milliseconds($0.lowerBound), toMilliseconds: Self.milliseconds($0.upperBound),
                 count: $0.count)
         }
-        report.histograms = BenchReport.Histograms(latency: self.latency.encoded, service: self.total.encoded)
-        return report
     }
 
     private func median(_ histogram: LatencyHistogram) -> Double? {
