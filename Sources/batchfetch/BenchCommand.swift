@@ -10,7 +10,9 @@ struct BenchCommand: AsyncParsableCommand {
             'batchfetch bench URL…' is 'batchfetch bench run URL…' (see 'batchfetch bench run --help'). \
             The other subcommands read the reports 'bench run --json' writes.
             """,
-        subcommands: [BenchRunCommand.self, BenchCompareCommand.self, BenchMergeCommand.self],
+        subcommands: [
+            BenchRunCommand.self, BenchCompareCommand.self, BenchMergeCommand.self, BenchReportCommand.self,
+        ],
         defaultSubcommand: BenchRunCommand.self
     )
 }

@@ -213,3 +213,17 @@ extension LatencyHistogram {
         UInt64(Self.readUInt32(bytes, offset)) << 32 | UInt64(Self.readUInt32(bytes, offset + 4))
     }
 }
+
+extension LatencyHistogram {
+    /// The percentile spectrum as HdrHistogram's plotters draw it: (percentile in 0...100,
+    /// duration) pairs, `ticksPerHalfDistance` steps each time the distance to 100 % halves, so
+    /// the tail gets as many points as the body. Empty when nothing was recorded.
+    public func spectrum(ticksPerHalfDistance: Int = 5) -> [(percentile: Double, duration: Duration)] {
+        guard !self.isEmpty else {
+            return []
+        }
+        return self.histogram.percentiles(ticksPerHalfDistance: ticksPerHalfDistance).map {
+            (percentile: $0.percentileLevelIteratedTo, duration: .microseconds(Int64(clamping: $0.value)))
+        }
+    }
+}
