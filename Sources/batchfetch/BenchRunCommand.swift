@@ -67,6 +67,15 @@ struct BenchRunCommand: AsyncParsableCommand {
     @Option(help: "A name for the run in --json, bench compare and bench report.")
     var label: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Open-loop ramps and plateaus one after another on one connection pool, instead of --rate, -n, -d.",
+            valueName: "'30s:0-500/s,5m:500/s,30s:500-0/s'"))
+    var stages: String?
+
+    /// The parsed `--stages`.
+    var loadStages: [LoadStage]? { self.stages.flatMap { try? LoadStage.parse($0) } }
+
     /// The series' interval, parsed.
     var intervalDuration: Duration { LoadPlan.parseDuration(self.interval) ?? .seconds(1) }
 
@@ -77,6 +86,16 @@ struct BenchRunCommand: AsyncParsableCommand {
         guard let interval = LoadPlan.parseDuration(self.interval), interval >= .milliseconds(10) else {
             throw ValidationError(
                 "--interval must be a time of at least 10ms such as 1s or 500ms (got '\(self.interval)')")
+        }
+        if let stages = self.stages {
+            do throws(FetchError) {
+                _ = try LoadStage.parse(stages)
+            } catch {
+                throw ValidationError("--stages: \(error.message)")
+            }
+            if self.requests != nil || self.duration != nil || self.engine.rate != nil {
+                throw ValidationError("--stages sets the pace and the length: give no --rate, -n or -d with it")
+            }
         }
         if self.requests != nil && self.duration != nil {
             throw ValidationError("give either -n/--requests or -d/--duration, not both")
@@ -97,6 +116,9 @@ struct BenchRunCommand: AsyncParsableCommand {
 
     /// When the run stops, from -n or -d.
     var stop: LoadPlan.Stop {
+        if let stages = self.loadStages {
+            return .duration(stages.reduce(.zero) { $0 + $1.duration })
+        }
         if let duration = self.duration, let parsed = LoadPlan.parseDuration(duration) {
             return .duration(parsed)
         }
@@ -122,7 +144,8 @@ struct BenchRunCommand: AsyncParsableCommand {
             arguments: self.urls, file: self.input, template: try self.request.template())
         let plan = LoadPlan(
             requests: requests, stop: self.stop,
-            pacing: self.engine.rate.map { .openLoop(requestsPerSecond: $0) } ?? .closedLoop)
+            pacing: self.loadStages.map { .staged($0) } ?? self.engine.rate.map { .openLoop(requestsPerSecond: $0) }
+                ?? .closedLoop)
         let hdrFile = try self.hdr.map { try FileHandleOutput.opening($0) }
         let seriesOutput = try BenchSeriesOutput(series: self.series, hdrLog: self.hdrLog)
         var configuration = self.engine.configuration()
@@ -159,6 +182,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             label: self.label, startTime: run.startTime, distinctRequests: requests.count,
             stop: self.stop, interval: self.intervalDuration,
             retries: self.engine.retries)
+        report.settings?.stages = self.stages
         report.series = run.series
         let outputsFailed = !seriesOutput.finish()
         if self.json {

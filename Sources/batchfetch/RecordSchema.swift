@@ -275,7 +275,7 @@ enum RecordSchema: String, CaseIterable {
             "settings": {
               "description": "How the run was made. Absent from reports of batchfetch before the time series.",
               "type": "object",
-              "required": ["label", "start_time", "distinct_requests", "stop_requests", "stop_duration_s", "interval_s", "retries", "runs"],
+              "required": ["label", "start_time", "distinct_requests", "stop_requests", "stop_duration_s", "interval_s", "retries", "runs", "stages"],
               "properties": {
                 "label": {"description": "--label, or null.", "type": ["string", "null"]},
                 "start_time": {"description": "Seconds since the Unix epoch (the earliest run's, when merged).", "type": "number"},
@@ -284,7 +284,8 @@ enum RecordSchema: String, CaseIterable {
                 "stop_duration_s": {"description": "-d in seconds, or null when the run had a count.", "type": ["number", "null"], "minimum": 0},
                 "interval_s": {"description": "The series' interval in seconds.", "type": "number", "exclusiveMinimum": 0},
                 "retries": {"type": "integer", "minimum": 0},
-                "runs": {"description": "Runs merged into this report (1 for a run of its own).", "type": "integer", "minimum": 1}
+                "runs": {"description": "Runs merged into this report (1 for a run of its own).", "type": "integer", "minimum": 1},
+                "stages": {"description": "--stages as given (open-loop ramps), or null.", "type": ["string", "null"]}
               },
               "additionalProperties": false
             },

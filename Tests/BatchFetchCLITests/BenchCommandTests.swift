@@ -209,6 +209,8 @@ struct BenchCommandTests {
             (["ftp://127.0.0.1/file"], "scheme"),
             (["-i", "/nonexistent/urls.txt"], "/nonexistent/urls.txt"),
             (["http://127.0.0.1:1/", "--interval", "1ms"], "--interval"),
+            (["http://127.0.0.1:1/", "--stages", "1s:0-x"], "is not a stage"),
+            (["http://127.0.0.1:1/", "--stages", "1s:10", "--rate", "5"], "--stages sets the pace"),
             (["http://127.0.0.1:1/", "--series", "/nonexistent/dir/s.ndjson"], "/nonexistent/dir/s.ndjson"),
         ]
         for (arguments, message) in cases {

@@ -62,6 +62,30 @@ struct BenchSeriesTests {
         }
     }
 
+    @Test func stagesRampTheRateUpAndDownOnOnePool() async throws {
+        try await ReplicaServer.withServer { server in
+            let directory = try ScratchDirectory("bench-stages")
+            let series = directory.path("series.ndjson")
+            let output = try await Executable.batchfetch().runOffPool([
+                "bench", server.url("list.php?c=list"), "--stages", "400ms:0-500/s,400ms:500/s,400ms:500-0/s", "-c",
+                "8", "--series", series, "--interval", "100ms", "--json",
+            ])
+            #expect(output.status == 0, "\(output)")
+            // 100 requests up the ramp, 200 on the plateau, 100 down.
+            #expect(output.stdout.contains("\"requests\":400,"), "\(output.stdout.prefix(300))")
+            #expect(output.stdout.contains("\"stages\":\"400ms:0-500/s"), "\(output.stdout.suffix(300))")
+            let points = try self.lines(series).map { try JSONDecoder().decode(Point.self, from: Data($0.utf8)) }
+            #expect(points.reduce(0) { $0 + $1.intended } == 400)
+            let intended = points.map(\.intended)
+            #expect(intended.count >= 12, "\(intended)")
+            // Rising on the ramp, flat on the plateau (50 per 100 ms), falling after.
+            #expect(intended[0] < intended[2] && intended[2] < intended[4], "\(intended)")
+            #expect(intended[5...7].allSatisfy { (49...51).contains($0) }, "\(intended)")
+            #expect(intended[9] > intended[11], "\(intended)")
+            #expect(server.stats().connectionsAccepted <= 8, "one pool: connections are reused across stages")
+        }
+    }
+
     /// HdrHistogram's Python library (`hdrhistogram` on PyPI, which scripts/setup --build-tests
     /// installs) decodes the report's histograms and the interval log. 1,000 samples, so every
     /// percentile's rank is a whole number and the library's rounding of ranks matches ours.

@@ -107,6 +107,8 @@ public struct BenchRecorder: Sendable {
         case .openLoop(let rate):
             report.mode = "open-loop"
             report.rate = rate
+        case .staged:
+            report.mode = "open-loop"
         }
         report.concurrency = concurrency
         report.requestsPerSecond = seconds > 0 ? Self.rounded(Double(self.requests) / seconds, 3) : 0

@@ -17,6 +17,8 @@ extension BenchReport {
         public var retries: Int
         /// How many runs were merged into this report (1 for a run of its own).
         public var runs: Int = 1
+        /// `--stages` as given, or `nil` for a constant pace.
+        public var stages: String?
 
         /// Creates settings.
         public init(
@@ -43,7 +45,7 @@ extension BenchReport {
             case stopRequests = "stop_requests"
             case stopDurationSeconds = "stop_duration_s"
             case intervalSeconds = "interval_s"
-            case retries, runs
+            case retries, runs, stages
         }
 
         /// Encodes every key, absent values as `null`.
@@ -57,6 +59,7 @@ extension BenchReport {
             try container.encode(self.intervalSeconds, forKey: .intervalSeconds)
             try container.encode(self.retries, forKey: .retries)
             try container.encode(self.runs, forKey: .runs)
+            try container.encode(self.stages, forKey: .stages)
         }
     }
 

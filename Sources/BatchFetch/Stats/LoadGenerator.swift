@@ -81,7 +81,7 @@ public struct LoadGenerator: Sendable {
             throw FetchError(kind: .invalidConfiguration, message: problem)
         }
         var configuration = self.configuration
-        if case .openLoop = plan.pacing {
+        if plan.pacing != .closedLoop {
             configuration.rateLimit = nil
         }
         let engine = try Engine(configuration: configuration)
@@ -93,6 +93,8 @@ public struct LoadGenerator: Sendable {
         case .openLoop(let rate):
             let schedule = OpenLoopSchedule(requestsPerSecond: rate, stop: plan.stop)
             run = await Self.openLoop(engine, plan.requests, schedule, recorder, series)
+        case .staged(let stages):
+            run = await Self.openLoop(engine, plan.requests, StagedSchedule(stages: stages), recorder, series)
         }
         if let series, let ticker {
             ticker.cancel()
@@ -125,7 +127,7 @@ public struct LoadGenerator: Sendable {
     }
 
     private static func openLoop(
-        _ engine: Engine, _ requests: [Request], _ schedule: OpenLoopSchedule, _ recorder: BenchRecorder,
+        _ engine: Engine, _ requests: [Request], _ schedule: some DueSchedule, _ recorder: BenchRecorder,
         _ series: SeriesRecorder?
     ) async -> Run {
         let shared = SharedRecorder(recorder)

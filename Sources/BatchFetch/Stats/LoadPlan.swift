@@ -21,6 +21,9 @@ public struct LoadPlan: Sendable {
         /// when the server falls behind is part of the latency (coordinated-omission correction,
         /// as wrk2 does).
         case openLoop(requestsPerSecond: Double)
+        /// An open loop whose rate follows ``LoadStage``s (ramps and plateaus), one after another,
+        /// on one engine; the plan's stop is the stages' total duration.
+        case staged([LoadStage])
     }
 
     /// The requests to cycle over; at least one.
@@ -63,10 +66,14 @@ public struct LoadPlan: Sendable {
     /// How many requests are due by `elapsed` since the start in an open loop; `nil` in a closed
     /// loop, where nothing is due before it is sent.
     public func intendedCount(by elapsed: Duration) -> Int? {
-        guard case .openLoop(let rate) = self.pacing else {
+        switch self.pacing {
+        case .closedLoop:
             return nil
+        case .openLoop(let rate):
+            return OpenLoopSchedule(requestsPerSecond: rate, stop: self.stop).dueCount(by: elapsed)
+        case .staged(let stages):
+            return StagedSchedule(stages: stages).dueCount(by: elapsed)
         }
-        return OpenLoopSchedule(requestsPerSecond: rate, stop: self.stop).dueCount(by: elapsed)
     }
 
     /// Why the plan cannot run, or `nil` when it can.
@@ -84,6 +91,9 @@ public struct LoadPlan: Sendable {
         }
         if case .openLoop(let rate) = self.pacing, !(rate > 0 && rate.isFinite) {
             return "the rate must be a positive number of requests per second"
+        }
+        if case .staged(let stages) = self.pacing, StagedSchedule(stages: stages).total < 1 {
+            return "the stages must send at least one request"
         }
         return nil
     }
