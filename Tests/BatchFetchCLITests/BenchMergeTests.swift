@@ -64,7 +64,7 @@ struct BenchMergeTests {
             sys.exit(1 if problems else 0)
             """
         let checked = try Executable(path: "/usr/bin/env").run(["python3", "-c", script, first, second, all])
-        #expect(checked.status == 0, "\(checked)")
+        #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
         // Labels are kept, joined.
         let report = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: all))) as? [String: Any])

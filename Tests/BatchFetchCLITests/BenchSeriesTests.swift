@@ -146,7 +146,7 @@ struct BenchSeriesTests {
                 sys.exit(1 if problems else 0)
                 """
             let checked = try Executable(path: "/usr/bin/env").run(["python3", "-c", script, report, log])
-            #expect(checked.status == 0, "\(checked)")
+            #expect(checked.status == 0, "\(checked.stdout)\(checked.stderr)")
         }
     }
 

@@ -99,7 +99,7 @@ public struct LoadGenerator: Sendable {
         if let series, let ticker {
             ticker.cancel()
             await ticker.value
-            series.cut(at: series.start + run.elapsed)
+            series.cut(at: series.start + run.elapsed, final: true)
             run.series = series.points
             run.startTime = series.startTime
         }

@@ -102,11 +102,19 @@ public final class SeriesRecorder: Sendable {
     }
 
     /// Ends the current interval at `instant`, hands its point to `onPoint` and keeps it.
-    public func cut(at instant: ContinuousClock.Instant) {
+    ///
+    /// - Parameter final: the run's last cut. The ticker may have cut a boundary just after the
+    ///   run's end (it is stopped after the end is measured): the last cut is then moved to that
+    ///   boundary, and left out when nothing happened since, so intervals never overlap or go back.
+    public func cut(at instant: ContinuousClock.Instant, final: Bool = false) {
         self.cutter.withLock { cutter in
+            let instant = Swift.max(instant, cutter.lastCut)
             self.current.withLock { swap(&$0, &cutter.spare) }
             // Loaded after the swap, so every result in the interval has its request counted.
             let sent = self.sentCount.load(ordering: .relaxed)
+            if final && instant == cutter.lastCut && cutter.spare.done == 0 && sent == cutter.sent {
+                return
+            }
             let intended = self.intendedBy(instant - self.start) ?? sent
             let counts = cutter.spare
             let offset = BenchRecorder.seconds(instant - self.start)
