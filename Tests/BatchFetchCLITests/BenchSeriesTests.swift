@@ -57,8 +57,10 @@ struct BenchSeriesTests {
             let points = try self.lines(series).map { try JSONDecoder().decode(Point.self, from: Data($0.utf8)) }
             #expect(points.reduce(0) { $0 + $1.intended } == 60)
             #expect(points.reduce(0) { $0 + $1.sent } == 60 && points.reduce(0) { $0 + $1.done } == 60)
-            // 200/s: 20 due per whole 100 ms interval (the first also holds request 0, due at once).
-            #expect(points.dropLast().allSatisfy { (20...21).contains($0.intended) }, "\(points.map(\.intended))")
+            // 200/s: 20 due per whole 100 ms interval (the first also holds request 0, due at once),
+            // fewer once the schedule's 0.3 s are over, however long the last responses take.
+            let intended = points.map(\.intended)
+            #expect(intended.first == 21 && intended.allSatisfy { $0 <= 21 }, "\(intended)")
         }
     }
 
@@ -113,16 +115,20 @@ struct BenchSeriesTests {
                 def same(what, ours, theirs):
                     if abs(ours - theirs) > 1e-9:
                         problems.append(f"{what}: batchfetch {ours}, hdrhistogram {theirs}")
+                # The same value to the histogram's precision: in the same bucket. (Ours are capped at
+                # the largest value recorded, which the encoding keeps only to its bucket.)
+                def bucket(h, ms):
+                    return h.get_lowest_equivalent_value(round(ms * 1000)) / 1000
                 whole = HdrHistogram.decode(report["histograms"]["latency"])
                 same("count", report["requests"], whole.get_total_count())
                 for key, percentile in [("p50", 50), ("p90", 90), ("p99", 99), ("p99_9", 99.9)]:
-                    same(key, report["latency_ms"][key], whole.get_value_at_percentile(percentile) / 1000)
-                same("max", report["latency_ms"]["max"], whole.get_max_value() / 1000)
-                # Our min is the smallest value recorded; the library's, its bucket's lowest value.
-                ours = whole.get_lowest_equivalent_value(round(report["latency_ms"]["min"] * 1000))
-                same("min", ours / 1000, whole.get_min_value() / 1000)
+                    same(key, bucket(whole, report["latency_ms"][key]),
+                         bucket(whole, whole.get_value_at_percentile(percentile) / 1000))
+                for key, theirs in [("max", whole.get_max_value()), ("min", whole.get_min_value())]:
+                    same(key, bucket(whole, report["latency_ms"][key]), bucket(whole, theirs / 1000))
                 service = HdrHistogram.decode(report["histograms"]["service"])
-                same("service p50", report["phases_ms"]["total"], service.get_value_at_percentile(50) / 1000)
+                same("service p50", bucket(service, report["phases_ms"]["total"]),
+                     bucket(service, service.get_value_at_percentile(50) / 1000))
                 # The log: its untagged intervals add up to the whole run's latency histogram.
                 added = HdrHistogram(1, 3600000000, 3)
                 tagged = 0
