@@ -160,7 +160,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         let series =
             self.recordsSeries
             ? SeriesRecorder(
-                interval: self.intervalDuration, intendedBy: { plan.intendedCount(by: $0) },
+                interval: self.intervalDuration, keepsPoints: self.json, intendedBy: { plan.intendedCount(by: $0) },
                 onPoint: { seriesOutput.write($0) })
             : nil
         if let series {

@@ -8,8 +8,8 @@ import Synchronization
 /// ``LoadGenerator``) calls ``cut(at:)`` at each interval's end, which swaps the interval's
 /// counters and histograms for a spare set under the lock and summarises them outside it, so the
 /// recording side waits for a swap at most. The two sets are reset and reused, never grown:
-/// memory stays flat however long the run; only the points themselves (a few hundred bytes an
-/// interval) are kept, for the run's JSON.
+/// memory stays flat however long the run; only the points themselves (a few KB an interval,
+/// mostly their histograms) are kept, and only when ``keepsPoints`` (for the run's JSON).
 ///
 /// Threading: any task may record; ``cut(at:)`` is called by one task at a time.
 public final class SeriesRecorder: Sendable {
@@ -50,6 +50,9 @@ public final class SeriesRecorder: Sendable {
     /// The run's start, on the monotonic clock and as wall-clock time (seconds since the epoch).
     public let start: ContinuousClock.Instant
     public let startTime: Double
+    /// Whether ``points`` keeps every point (for a report that carries the series); without it
+    /// points only go to `onPoint`, and memory does not grow with the run's length at all.
+    public let keepsPoints: Bool
     private let intendedBy: @Sendable (Duration) -> Int?
     private let onPoint: @Sendable (SeriesPoint) -> Void
     private let current = Mutex(Interval())
@@ -63,12 +66,13 @@ public final class SeriesRecorder: Sendable {
     ///     returns count the requests sent instead.
     ///   - onPoint: called with each point as it is cut, on the cutting task (write it out there).
     public init(
-        interval: Duration, okStatuses: ClosedRange<Int> = 200...299,
+        interval: Duration, okStatuses: ClosedRange<Int> = 200...299, keepsPoints: Bool = true,
         intendedBy: @escaping @Sendable (Duration) -> Int? = { _ in nil },
         onPoint: @escaping @Sendable (SeriesPoint) -> Void = { _ in }
     ) {
         self.interval = interval
         self.okStatuses = okStatuses
+        self.keepsPoints = keepsPoints
         self.start = ContinuousClock.now
         self.startTime = Date().timeIntervalSince1970
         self.intendedBy = intendedBy
@@ -137,7 +141,9 @@ public final class SeriesRecorder: Sendable {
             cutter.intended = Swift.max(intended, cutter.intended)
             cutter.lastCut = instant
             cutter.spare.reset()
-            cutter.points.append(point)
+            if self.keepsPoints {
+                cutter.points.append(point)
+            }
             self.onPoint(point)
         }
     }
