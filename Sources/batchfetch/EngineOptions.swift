@@ -19,6 +19,13 @@ struct EngineOptions: ParsableArguments {
 
     @Option(
         parsing: .unconditional,
+        help: ArgumentHelp(
+            "Starts --rate lets through at once after a pause (default: a quarter second of the rate, at least 1).",
+            valueName: "N"))
+    var burst: Int?
+
+    @Option(
+        parsing: .unconditional,
         help: "Retries per request for transient failures (connect errors, timeouts, 408/425/429/5xx).")
     var retries: Int = 3
 
@@ -39,6 +46,9 @@ struct EngineOptions: ParsableArguments {
             throw ValidationError(
                 "--rate \(rate.formatted) is out of range: give a positive number of requests per second")
         }
+        if let burst = self.burst, burst < 1 {
+            throw ValidationError("--burst \(burst) is out of range: give at least 1 start")
+        }
         guard self.retries >= 0 && self.retries <= 100 else {
             throw ValidationError("--retries \(self.retries) is out of range: give 0 to 100")
         }
@@ -49,14 +59,17 @@ struct EngineOptions: ParsableArguments {
     }
 
     /// The engine configuration these flags ask for.
-    /// - Parameter polite: use the profile for a public server (few connections, modest rate)
-    ///   where a flag was not given.
-    func configuration(polite: Bool = false) -> Engine.Configuration {
+    /// - Parameters:
+    ///   - polite: use the profile for a public server (few connections, modest rate) where a flag
+    ///     was not given.
+    ///   - shares: the number of shards (`--shard K/N`) that split the job, each taking its share
+    ///     of the rates, which are the whole job's.
+    func configuration(polite: Bool = false, shares: Int = 1) -> Engine.Configuration {
         var configuration = Engine.Configuration()
         configuration.maxInFlight = self.concurrency ?? (polite ? 4 : 64)
         configuration.maxConnectionsPerHost = self.perHost ?? 0
-        if let rate = self.rate ?? (polite ? 5 : nil) {
-            configuration.rateLimit = Engine.RateLimit(requestsPerSecond: rate, burst: max(1, Int(rate.rounded(.down))))
+        if let total = self.rate ?? (polite ? 5 : nil) {
+            configuration.rateLimit = Engine.RateLimit.share(ofTotal: total, burst: self.burst, shares: shares)
         }
         configuration.retry.maxRetries = self.retries
         configuration.timeout = .milliseconds(Int64(self.timeout * 1000))
