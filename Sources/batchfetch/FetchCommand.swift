@@ -93,12 +93,7 @@ struct FetchCommand: AsyncParsableCommand {
             "Follow redirects, at most N (--follow=N; --follow, -L or --location alone: 10).", valueName: "N"))
     var follow: Int?
 
-    @Option(
-        help: """
-            Fetch only shard K of N (0 ≤ K < N), by a stable hash of each line (of a JSON request's id when it \
-            has one); records keep their global index.
-            """)
-    var shard: Shard?
+    @OptionGroup var sharding: ShardOptions
 
     @Option(
         parsing: .unconditional,
@@ -148,8 +143,9 @@ struct FetchCommand: AsyncParsableCommand {
         return fields
     }
 
-    private func configuration(files: BodyFileStore?) throws -> Engine.Configuration {
-        var configuration = self.engine.configuration()
+    /// - Parameter shards: N of `--shard`, whose share of the job's rates this run takes.
+    private func configuration(files: BodyFileStore?, shards: Int) throws -> Engine.Configuration {
+        var configuration = self.engine.configuration(shares: shards)
         self.deduplication.apply(to: &configuration)
         configuration.headers = try self.headerFields()
         try self.request.apply(to: &configuration)
@@ -181,12 +177,13 @@ struct FetchCommand: AsyncParsableCommand {
             skip = { index, url in BodyFileStore.isSaved(in: directory, template: template, index: index, url: url) }
         }
         let fields = try RequestTemplate.fields(try self.headerFields(), json: self.request.json != nil, user: nil)
+        let split = self.sharding.resolvedReporting()
         let source = try FetchInput.open(
-            urls: self.urls, path: self.input, shard: self.shard, skip: skip,
+            urls: self.urls, path: self.input, shard: split, skip: skip,
             lines: try self.request.lines(fields: fields))
         try self.places.check()
         let files = try self.fileStore()
-        let configuration = try self.configuration(files: files)
+        let configuration = try self.configuration(files: files, shards: split?.count ?? 1)
         let sink = try FileHandleOutput.opening(self.output)
         let writer = RecordWriter(
             bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath,
