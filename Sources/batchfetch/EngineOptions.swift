@@ -25,6 +25,20 @@ struct EngineOptions: ParsableArguments {
     var burst: Int?
 
     @Option(
+        help: ArgumentHelp(
+            "Request starts per second per host, retries included: HOST=N/s rules, * for other hosts "
+                + "(e.g. 'api.a.com=10/s,*=2/s'; HOST or HOST:PORT).",
+            valueName: "RULES"))
+    var hostRate: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Requests in flight per host, HTTP/2 streams included (--per-host counts connections).",
+            valueName: "N"))
+    var hostConcurrency: Int?
+
+    @Option(
         parsing: .unconditional,
         help: "Retries per request for transient failures (connect errors, timeouts, 408/425/429/5xx).")
     var retries: Int = 3
@@ -49,6 +63,16 @@ struct EngineOptions: ParsableArguments {
         if let burst = self.burst, burst < 1 {
             throw ValidationError("--burst \(burst) is out of range: give at least 1 start")
         }
+        if let hostConcurrency = self.hostConcurrency, hostConcurrency < 1 {
+            throw ValidationError("--host-concurrency \(hostConcurrency) is out of range: give at least 1")
+        }
+        if let rules = self.hostRate {
+            do throws(FetchError) {
+                _ = try Engine.HostLimits(parsingRates: rules)
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
         guard self.retries >= 0 && self.retries <= 100 else {
             throw ValidationError("--retries \(self.retries) is out of range: give 0 to 100")
         }
@@ -70,6 +94,15 @@ struct EngineOptions: ParsableArguments {
         configuration.maxConnectionsPerHost = self.perHost ?? 0
         if let total = self.rate ?? (polite ? 5 : nil) {
             configuration.rateLimit = Engine.RateLimit.share(ofTotal: total, burst: self.burst, shares: shares)
+        }
+        if self.hostRate != nil || self.hostConcurrency != nil {
+            var limits = Engine.HostLimits()
+            // validate() checked that the rules parse.
+            if let rules = self.hostRate, let parsed = try? Engine.HostLimits(parsingRates: rules, shares: shares) {
+                limits = parsed
+            }
+            limits.maxInFlight = self.hostConcurrency
+            configuration.hostLimits = limits
         }
         configuration.retry.maxRetries = self.retries
         configuration.timeout = .milliseconds(Int64(self.timeout * 1000))

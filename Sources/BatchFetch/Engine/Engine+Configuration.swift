@@ -60,6 +60,8 @@ extension Engine {
         public var retry: RetryPolicy = RetryPolicy()
         /// An optional rate limit on request starts (retries included).
         public var rateLimit: RateLimit? = nil
+        /// Per-host rates and in-flight caps (``HostLimits``); `nil` = none.
+        public var hostLimits: HostLimits? = nil
         /// Transfer identical requests (method, URL, headers, body) once: while one is in flight,
         /// later identical ones wait for it and share its result.
         public var deduplicate: Bool = true

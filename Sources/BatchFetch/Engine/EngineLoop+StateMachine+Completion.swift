@@ -14,6 +14,7 @@ extension EngineLoop.StateMachine {
         _ transfer: Transfer, _ outcome: Result<Response, FetchError>, retryAfter: Duration?,
         newConnections: Int = 0, now: UInt64
     ) {
+        self.lastNow = max(self.lastNow, now)
         self.removeRunning(transfer)
         transfer.newConnections += newConnections
         guard !transfer.waiters.isEmpty else {
@@ -30,15 +31,6 @@ extension EngineLoop.StateMachine {
         case .success(let response): status = response.status
         case .failure(let error): errorKind = error.kind
         }
-        if let retryAfter, status == 429 || status == 503 {
-            // The server throttled this host: no request to it before the pause ends, not only this one.
-            let until = now &+ UInt64(max(0, retryAfter.nanoseconds))
-            let host = transfer.hostKey
-            self.hostPauses[host] = max(self.hostPauses[host] ?? 0, until)
-            if self.hostPauses.count > 1024 {
-                self.hostPauses = self.hostPauses.filter { $0.value > now }
-            }
-        }
         let (decision, gaveUp) = self.retry.decision(
             attempt: transfer.attempts,
             method: transfer.request.method,
@@ -47,6 +39,34 @@ extension EngineLoop.StateMachine {
             retryAfter: retryAfter,
             using: &self.random
         )
+        var pause: Duration? = nil
+        if status == 429 || status == 503 {
+            // The server throttled this host: no request to it before the pause ends, not only
+            // this one; without a Retry-After, until this request's backoff ends, so that its
+            // neighbours do not go on drawing 429s meanwhile.
+            if case .retry(let delay) = decision {
+                pause = retryAfter ?? delay
+            } else {
+                pause = retryAfter
+            }
+        }
+        if let pause {
+            let until = now &+ UInt64(max(0, pause.nanoseconds))
+            let host = transfer.hostKey
+            self.hostPauses[host] = max(self.hostPauses[host] ?? 0, until)
+            if self.hostPauses.count > 1024 {
+                self.hostPauses = self.hostPauses.filter { $0.value > now }
+            }
+        }
+        if self.hostBudgets != nil {
+            let key = transfer.hostKey
+            if let status {
+                self.hostBudgets?.hosts[key]?.counts.statuses[status, default: 0] += 1
+            }
+            if pause != nil {
+                self.hostBudgets?.hosts[key]?.counts.pauses += 1
+            }
+        }
         switch decision {
         case .retry(let delay):
             self.schedule(transfer, at: now &+ UInt64(max(0, delay.nanoseconds)))
@@ -141,6 +161,10 @@ extension EngineLoop.StateMachine {
 
     /// Moves transfers whose retry (or host pause) is due to the front of the queue, in due order.
     mutating func timerFired(now: UInt64) {
+        if self.hostBudgets != nil {
+            self.lastNow = max(self.lastNow, now)
+            self.hostBudgets?.timerFired(now: now)
+        }
         guard let first = self.scheduled.min, first.due <= now else {
             return
         }
@@ -167,7 +191,7 @@ extension EngineLoop.StateMachine {
     ///
     /// - Parameter rateWait: what the last ``nextAdmission(now:)`` said about the rate limit.
     mutating func passEnded(now: UInt64, rateWait: UInt64?, deliver: (ResultSink, [FetchResult]) -> Void) -> Next {
-        if self.running.count < self.maxInFlight, !self.pending.isEmpty, rateWait == nil {
+        if self.running.count < self.maxInFlight, !self.pending.isEmpty || self.hasReadyHost, rateWait == nil {
             if self.outbox.count >= Self.deliveryBatch {
                 self.deliver(to: deliver)
             }
@@ -181,6 +205,9 @@ extension EngineLoop.StateMachine {
     private func pollTimeout(now: UInt64, rateWait: UInt64?) -> Int {
         var wait: UInt64 = 1_000_000_000
         if let next = self.scheduled.min {
+            wait = min(wait, next.due > now ? next.due - now : 0)
+        }
+        if let next = self.hostBudgets?.wakes.min {
             wait = min(wait, next.due > now ? next.due - now : 0)
         }
         if let rateWait, !self.pending.isEmpty {
@@ -209,6 +236,7 @@ extension EngineLoop.StateMachine {
     mutating func shutdown(now: UInt64, stop: (Transfer) -> Void, deliver: (ResultSink, [FetchResult]) -> Void) {
         var waiting: [Transfer] = Array(self.pending)
         waiting += self.scheduled.unordered.map(\.transfer)
+        waiting += self.hostBudgets?.removeAllParked() ?? []
         for transfer in self.running {
             transfer.runningSlot = -1
             waiting.append(transfer)

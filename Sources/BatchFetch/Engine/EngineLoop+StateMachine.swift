@@ -66,6 +66,11 @@ extension EngineLoop {
         var byRequest = TransferTable()
         var replay: ReplayCache
         var bucket: TokenBucket?
+        /// Per-host rates and in-flight caps with their queues, when the configuration sets any.
+        var hostBudgets: HostBudgets?
+        /// The latest clock value an event brought, for the host budgets of transfers stopped
+        /// by a cancellation (which comes without one).
+        var lastNow: UInt64
         /// Hosts that answered 429 or 503 with `Retry-After`: nothing starts for them until then.
         var hostPauses: [Substring: UInt64] = [:]
         var outbox = Outbox()
@@ -79,16 +84,20 @@ extension EngineLoop {
             self.retry = configuration.retry
             self.logsAttempts = configuration.details.contains(.attempts)
             self.random = random
+            self.lastNow = now
             self.replay = ReplayCache(limit: configuration.deduplicate ? configuration.replayCacheBytes : 0)
             if let limit = configuration.rateLimit {
                 self.bucket = TokenBucket(rate: limit.requestsPerSecond, burst: Double(limit.burst), now: now)
+            }
+            if let limits = configuration.hostLimits {
+                self.hostBudgets = HostBudgets(limits: limits)
             }
         }
 
         /// Results waiting to be handed over.
         var undelivered: Int { self.outbox.count }
-        /// Transfers queued for a slot, abandoned ones included.
-        var queued: Int { self.pending.count }
+        /// Transfers queued for a slot (in the batch's queue or a host's), abandoned ones included.
+        var queued: Int { self.pending.count + (self.hostBudgets?.parkedCount ?? 0) }
 
         // MARK: - the inbox
 
@@ -186,6 +195,13 @@ extension EngineLoop {
             for entry in self.scheduled.unordered where drop(entry.transfer) {
                 self.forget(entry.transfer)
             }
+            if let hosts = self.hostBudgets?.hosts {
+                for host in hosts.values {
+                    for transfer in host.parked where drop(transfer) {
+                        self.forget(transfer)
+                    }
+                }
+            }
             // Backwards, so that the swap in `removeRunning` brings in only transfers already seen.
             var slot = self.running.count - 1
             while slot >= 0 {
@@ -215,6 +231,9 @@ extension EngineLoop {
         /// The next transfer to start, if there is room, a queued transfer whose host is not paused,
         /// and a rate-limit token. The loop calls it until it returns something other than `.start`.
         mutating func nextAdmission(now: UInt64) -> Admission {
+            if self.hostBudgets != nil {
+                return self.nextAdmissionByHost(now: now)
+            }
             while self.running.count < self.maxInFlight, let transfer = self.pending.first {
                 if transfer.waiters.isEmpty {
                     self.pending.removeFirst()
@@ -247,6 +266,7 @@ extension EngineLoop {
         /// The loop could not start the attempt ``nextAdmission(now:)`` gave it: the request ends
         /// with `error`, unretried.
         mutating func startFailed(_ transfer: Transfer, _ error: FetchError, now: UInt64) {
+            self.lastNow = max(self.lastNow, now)
             self.removeRunning(transfer)
             if self.logsAttempts {
                 Self.log(.failure(error), of: transfer, retryAfter: nil, time: nil)
@@ -264,6 +284,7 @@ extension EngineLoop {
                 last.runningSlot = slot
             }
             transfer.runningSlot = -1
+            self.hostBudgets?.stopped(transfer.hostKey, now: self.lastNow)
         }
     }
 }

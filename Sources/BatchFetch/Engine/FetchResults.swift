@@ -76,7 +76,11 @@ struct BatchIterator {
         self.core = engine.core
         self.maxURLLength = engine.configuration.maxURLLength
         self.readAhead = engine.configuration.effectiveReadAhead
-        self.maxReadAhead = engine.configuration.readAhead == nil ? 4 * self.readAhead : self.readAhead
+        // With per-host budgets a list sorted by host keeps every host busy only if the engine
+        // sees past the current host: read much further ahead, still within the body-byte bound.
+        let deepest =
+            engine.configuration.hostLimits == nil ? 4 * self.readAhead : Swift.max(4 * self.readAhead, 16_384)
+        self.maxReadAhead = engine.configuration.readAhead == nil ? deepest : self.readAhead
         self.growthBytes = orderWindow == nil ? Self.readAheadBytes : Swift.min(Self.readAheadBytes, budget)
         // Refill in chunks, so a consumer taking one result at a time does not cost one
         // cross-thread hand-over and wake-up per request.

@@ -20,12 +20,21 @@ struct TokenBucket: Sendable {
     /// Takes a token if one is available.
     /// - Returns: `nil` when a token was taken, else the nanoseconds until one will be.
     mutating func take(now: UInt64) -> UInt64? {
+        let wait = self.wait(now: now)
+        if wait == nil {
+            self.tokens -= 1
+        }
+        return wait
+    }
+
+    /// Whether a token is available, without taking it: `nil` when one is, else the nanoseconds
+    /// until one will be. Lets two buckets be asked before either is taken from.
+    mutating func wait(now: UInt64) -> UInt64? {
         if now > self.last {
             self.tokens = min(self.burst, self.tokens + Double(now - self.last) * self.rate / 1e9)
             self.last = now
         }
         if self.tokens >= 1 {
-            self.tokens -= 1
             return nil
         }
         return UInt64(((1 - self.tokens) / self.rate * 1e9).rounded(.up))

@@ -1,0 +1,68 @@
+extension EngineLoop.StateMachine {
+    // MARK: - admission with per-host budgets
+
+    /// Whether a host's queue may go on now.
+    var hasReadyHost: Bool { !(self.hostBudgets?.ready.isEmpty ?? true) }
+
+    /// ``nextAdmission(now:)`` when hosts have budgets of their own (``Engine/HostLimits``).
+    ///
+    /// Ready hosts' queues come first, then the batch's queue. A transfer whose host has no token
+    /// or is at its cap moves to that host's queue and admission goes on with the next one, so a
+    /// list sorted by host keeps every host it has read busy, not only the first.
+    mutating func nextAdmissionByHost(now: UInt64) -> Admission {
+        self.lastNow = max(self.lastNow, now)
+        while self.running.count < self.maxInFlight {
+            let transfer: Transfer
+            let key: Substring
+            let queued: Bool
+            if let (next, host) = self.hostBudgets?.nextReady() {
+                (transfer, key, queued) = (next, host, true)
+            } else if let next = self.pending.popFirst() {
+                (transfer, key, queued) = (next, next.hostKey, false)
+            } else {
+                return .none
+            }
+            if transfer.waiters.isEmpty {
+                continue
+            }
+            if !self.hostPauses.isEmpty, let until = self.hostPauses[key] {
+                if until > now {
+                    self.schedule(transfer, at: until)
+                    continue
+                }
+                self.hostPauses[key] = nil
+            }
+            if self.bucket != nil, let wait = self.bucket?.wait(now: now) {
+                if queued {
+                    self.hostBudgets?.putBack(transfer, key)
+                } else {
+                    self.pending.prepend(transfer)
+                }
+                return .rateLimited(nanoseconds: wait)
+            }
+            if let block = self.hostBudgets?.block(key, queued: queued, now: now) {
+                self.hostBudgets?.park(transfer, key, queued: queued, block: block, now: now)
+                continue
+            }
+            _ = self.bucket?.take(now: now)
+            self.hostBudgets?.started(key, now: now)
+            transfer.attempts += 1
+            if transfer.startedAt == 0 {
+                transfer.startedAt = now
+            }
+            transfer.runningSlot = self.running.count
+            self.running.append(transfer)
+            return .start(transfer)
+        }
+        return .none
+    }
+
+    /// Each host's counts so far (``HostCounts``), by host as its URLs name it.
+    var hostCounts: [String: HostCounts] {
+        var counts: [String: HostCounts] = [:]
+        for (key, host) in self.hostBudgets?.hosts ?? [:] {
+            counts[String(key)] = host.counts
+        }
+        return counts
+    }
+}

@@ -1,0 +1,199 @@
+import DequeModule
+import HeapModule
+
+/// The state machine's per-host budgets (``Engine/HostLimits``): each host's token bucket, its
+/// requests in flight, and its own queue of transfers waiting for either, so that one host's
+/// waiting work does not hold up other hosts' (as Scrapy's downloader slots do).
+///
+/// A host whose queue may go on is in ``ready``, served before the batch's queue; one waiting
+/// for a token has a wake-up in ``wakes``; one at its in-flight cap is made ready again when one
+/// of its transfers ends. Threading: part of the state machine, on the engine thread.
+struct HostBudgets {
+    struct Host {
+        var bucket: TokenBucket?
+        var running = 0
+        /// Transfers that came up while the host had no budget, in the order they came.
+        var parked = Deque<Transfer>()
+        /// In ``HostBudgets/ready``.
+        var isReady = false
+        /// When its wake-up in ``HostBudgets/wakes`` is due; 0 = none.
+        var wakeDue: UInt64 = 0
+        var counts = HostCounts()
+
+        var isIdle: Bool { self.running == 0 && self.parked.isEmpty && !self.isReady && self.wakeDue == 0 }
+    }
+
+    struct Wake: Comparable {
+        let due: UInt64
+        let host: Substring
+
+        static func < (lhs: Wake, rhs: Wake) -> Bool { lhs.due < rhs.due }
+        static func == (lhs: Wake, rhs: Wake) -> Bool { lhs.due == rhs.due && lhs.host == rhs.host }
+    }
+
+    /// Why a transfer may not start now.
+    enum Block {
+        /// The host's next token is due in this many nanoseconds.
+        case token(UInt64)
+        /// The host is at its in-flight cap, or older work of its own waits before this one.
+        case busy
+    }
+
+    let limits: Engine.HostLimits
+    var hosts: [Substring: Host] = [:]
+    var ready = Deque<Substring>()
+    var wakes = Heap<Wake>()
+    /// Transfers in the hosts' queues.
+    private(set) var parkedCount = 0
+
+    init(limits: Engine.HostLimits) {
+        self.limits = limits
+    }
+
+    /// Whether a transfer for `key` may start now; `queued` says it comes from the host's own queue.
+    mutating func block(_ key: Substring, queued: Bool, now: UInt64) -> Block? {
+        if self.hosts[key] == nil {
+            self.add(key, now: now)
+        }
+        guard let host = self.hosts[key] else {
+            return nil
+        }
+        if !queued && !host.parked.isEmpty {
+            return .busy
+        }
+        if let cap = self.limits.maxInFlight, host.running >= cap {
+            return .busy
+        }
+        if let wait = self.hosts[key]?.bucket?.wait(now: now) {
+            return .token(wait)
+        }
+        return nil
+    }
+
+    /// The transfer that ``block(_:queued:now:)`` let through starts: its host's token is taken.
+    mutating func started(_ key: Substring, now: UInt64) {
+        self.hosts[key]?.running += 1
+        self.hosts[key]?.counts.requests += 1
+        _ = self.hosts[key]?.bucket?.take(now: now)
+    }
+
+    /// A transfer of `key` left the in-flight set: its host may take the next of its queue.
+    mutating func stopped(_ key: Substring, now: UInt64) {
+        guard self.hosts[key] != nil else {
+            return
+        }
+        self.hosts[key]?.running -= 1
+        self.wake(key, now: now)
+    }
+
+    /// Puts `transfer` in its host's queue: at the back when it came from the batch's queue, back
+    /// at the front when it came from the host's own; and arranges for the queue to go on.
+    mutating func park(_ transfer: Transfer, _ key: Substring, queued: Bool, block: Block, now: UInt64) {
+        if queued {
+            self.hosts[key]?.parked.prepend(transfer)
+            // It was the ready host at the front of `ready`.
+            self.ready.removeFirst()
+            self.hosts[key]?.isReady = false
+        } else {
+            self.hosts[key]?.parked.append(transfer)
+        }
+        self.parkedCount += 1
+        if case .token(let wait) = block {
+            self.schedule(key, at: now &+ wait)
+        } else {
+            self.wake(key, now: now)
+        }
+    }
+
+    /// Puts back a transfer ``nextReady()`` gave that did not start after all (the batch's rate).
+    mutating func putBack(_ transfer: Transfer, _ key: Substring) {
+        self.hosts[key]?.parked.prepend(transfer)
+        self.parkedCount += 1
+    }
+
+    /// The next transfer of the first ready host, taken out of its queue; `nil` when no host is ready.
+    mutating func nextReady() -> (Transfer, Substring)? {
+        while let key = self.ready.first {
+            if let transfer = self.hosts[key]?.parked.popFirst() {
+                self.parkedCount -= 1
+                return (transfer, key)
+            }
+            self.ready.removeFirst()
+            self.hosts[key]?.isReady = false
+        }
+        return nil
+    }
+
+    /// Makes `key`'s queue ready when it has work and budget for it, or schedules its wake-up.
+    private mutating func wake(_ key: Substring, now: UInt64) {
+        guard let host = self.hosts[key], !host.parked.isEmpty, !host.isReady, host.wakeDue == 0 else {
+            return
+        }
+        if let cap = self.limits.maxInFlight, host.running >= cap {
+            return
+        }
+        if let wait = self.hosts[key]?.bucket?.wait(now: now) {
+            self.schedule(key, at: now &+ wait)
+            return
+        }
+        self.hosts[key]?.isReady = true
+        self.ready.append(key)
+    }
+
+    private mutating func schedule(_ key: Substring, at due: UInt64) {
+        guard let host = self.hosts[key], host.wakeDue == 0 || host.wakeDue > due else {
+            return
+        }
+        self.hosts[key]?.wakeDue = due
+        self.wakes.insert(Wake(due: due, host: key))
+    }
+
+    /// Makes the hosts whose token is due ready.
+    mutating func timerFired(now: UInt64) {
+        while let next = self.wakes.min, next.due <= now {
+            _ = self.wakes.removeMin()
+            // A later wake-up replaced one that is still in the heap: only the latest counts.
+            guard self.hosts[next.host]?.wakeDue == next.due else {
+                continue
+            }
+            self.hosts[next.host]?.wakeDue = 0
+            self.wake(next.host, now: now)
+        }
+    }
+
+    /// Every transfer in the hosts' queues, which are emptied.
+    mutating func removeAllParked() -> [Transfer] {
+        var all: [Transfer] = []
+        for key in self.hosts.keys {
+            all += self.hosts[key]?.parked ?? []
+            self.hosts[key]?.parked.removeAll()
+        }
+        self.parkedCount = 0
+        self.ready.removeAll()
+        return all
+    }
+
+    private mutating func add(_ key: Substring, now: UInt64) {
+        // Forget idle hosts now and then, so that a list of a million hosts holds no million
+        // entries; a host that comes back starts with a full bucket.
+        if self.hosts.count >= 4096 {
+            self.hosts = self.hosts.filter { !$0.value.isIdle }
+        }
+        var host = Host()
+        if let rate = self.limits.rate(forHostKey: key) {
+            let burst = self.limits.burst ?? Engine.RateLimit.defaultBurst(requestsPerSecond: rate)
+            host.bucket = TokenBucket(rate: rate, burst: Double(burst), now: now)
+        }
+        self.hosts[key] = host
+    }
+}
+
+/// What happened to one host's requests in a run (`--stats`).
+public struct HostCounts: Sendable, Hashable {
+    /// Attempts started, retries included.
+    public var requests = 0
+    /// Responses by status.
+    public var statuses: [Int: Int] = [:]
+    /// Times the host was paused (a `Retry-After`, or a 429/503 backed off).
+    public var pauses = 0
+}
