@@ -111,6 +111,22 @@ struct EngineOptions: ParsableArguments {
     }
 }
 
+extension EngineOptions {
+    /// The per-host lines of the summary on standard error: one per host, busiest first.
+    static func summary(_ hosts: [String: HostCounts]) -> String {
+        var text = ""
+        let busiest = hosts.sorted { ($0.value.requests, $1.key) > ($1.value.requests, $0.key) }
+        for (host, counts) in busiest.prefix(20) {
+            text += "  host \(host): \(counts.requests) requests, \(counts.throttled) 429s, \(counts.pauses) pauses, "
+            text += "peak \(counts.peakPerSecond)/s\n"
+        }
+        if busiest.count > 20 {
+            text += "  … and \(busiest.count - 20) more hosts (--stats has every one)\n"
+        }
+        return text
+    }
+}
+
 extension Double {
     /// The number as a person wrote it: `-1`, not `-1.0`.
     var formatted: String {

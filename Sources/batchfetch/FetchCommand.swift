@@ -220,6 +220,8 @@ struct FetchCommand: AsyncParsableCommand {
                 // Shut down here (withEngine's own call is then a no-op) so the cache's counts
                 // include its final writes.
                 await engine.shutdown()
+                let hosts = engine.hostStatistics
+                tally.hosts.withLock { $0 = hosts }
                 return engine.cacheStatistics
             }
         }
@@ -234,7 +236,7 @@ struct FetchCommand: AsyncParsableCommand {
             path: self.input, order: self.order, records: summary.records, complete: finished, output: self.output)
         let statsWritten = self.summarize(
             summary, skipped: self.skipExisting ? source.skipped.value : nil, cache: try? run.outcome.get(),
-            elapsed: elapsed, shard: shard)
+            elapsed: elapsed, shard: shard, hosts: tally.hosts.withLock { $0 })
         if let failure = sink.failure {
             // The reader went away (a closed pipe, as with `| head`) or the disk is full: stop.
             if failure == EPIPE {
@@ -334,7 +336,7 @@ struct FetchCommand: AsyncParsableCommand {
     /// for, was written.
     private func summarize(
         _ summary: FetchTally.Snapshot, skipped: Int?, cache: HTTPCacheStatistics?, elapsed: Double,
-        shard: ShardManifest?
+        shard: ShardManifest?, hosts: [String: HostCounts]
     ) -> Bool {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
@@ -350,6 +352,7 @@ struct FetchCommand: AsyncParsableCommand {
             if let cache {
                 text += CacheOptions.summary(cache)
             }
+            text += EngineOptions.summary(hosts)
             FileHandleOutput.standardError.write(text)
         }
         return self.report.writeStats(
@@ -357,6 +360,7 @@ struct FetchCommand: AsyncParsableCommand {
                 records: summary.records, ok: summary.records - summary.failed, failed: summary.failed,
                 failuresByKind: summary.failuresByKind, requests: summary.requests, retries: summary.retries,
                 bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate,
-                protocols: summary.protocols, cache: cache, skipped: skipped, shard: shard))
+                protocols: summary.protocols, cache: cache, skipped: skipped, shard: shard,
+                hosts: hosts.isEmpty ? nil : hosts))
     }
 }

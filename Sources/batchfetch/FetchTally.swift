@@ -21,6 +21,9 @@ struct FetchStats: Encodable {
     let skipped: Int?
     /// With `--shard` only: the split and this run of it, which `merge` checks.
     let shard: ShardManifest?
+    /// With `--host-rate` or `--host-concurrency` only: per host, requests (retries included),
+    /// statuses, pauses and the most starts in one second.
+    var hosts: [String: HostCounts]? = nil
 }
 
 /// Counts records as they are written. Thread-safe.
@@ -36,6 +39,8 @@ final class FetchTally: Sendable {
     }
 
     private let state = Mutex(Snapshot())
+    /// The engine's per-host counts, taken when it shut down.
+    let hosts = Mutex<[String: HostCounts]>([:])
 
     var snapshot: Snapshot { self.state.withLock { $0 } }
 

@@ -36,12 +36,19 @@ struct FetchHostBudgetTests {
         try await Self.withTwoServers { a, b in
             let port = a.baseURL.split(separator: ":").last ?? ""
             let urls = (0..<20).map { "\(a.baseURL)/ok?i=\($0)" } + (0..<20).map { "\(b.baseURL)/ok?i=\($0)" }
+            let stats = FileManager.default.temporaryDirectory.appendingPathComponent("bf-hosts-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: stats) }
             let output = try await Executable("batchfetch").runOffPool(
                 [
-                    "fetch", "-q", "--body", "none", "--order", "completion",
+                    "fetch", "-q", "--body", "none", "--order", "completion", "--stats", stats.path,
                     "--host-rate", "127.0.0.1:\(port)=40/s,*=1000/s",
                 ] + urls)
             #expect(output.status == 0, "\(output.summary)")
+            let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any]
+            let hosts = summary?["hosts"] as? [String: [String: Any]]
+            #expect(hosts?["127.0.0.1:\(port)"]?["requests"] as? Int == 20, "\(String(describing: hosts))")
+            #expect((hosts?["127.0.0.1:\(port)"]?["peakPerSecond"] as? Int ?? 99) <= 35)
+            #expect(hosts?["127.0.0.1:\(port)"]?["statuses"] as? [String: Int] == ["200": 20])
             let times = (a.snapshot.arrivals["/ok"] ?? []).sorted()
             #expect(times.count == 20)
             // A burst of 10 (a quarter second), then one every 25 ms: the 20th no sooner than 225 ms.

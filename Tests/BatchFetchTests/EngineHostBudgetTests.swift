@@ -93,7 +93,11 @@ struct EngineHostBudgetTests {
         }
         #expect((11...12).contains(starts["a.test"] ?? 0), "\(starts)")
         #expect((49...50).contains(starts["b.test:8080"] ?? 0), "\(starts)")
-        #expect(harness.machine.hostCounts["a.test"]?.requests == starts["a.test"])
+        let counts = harness.machine.hostCounts
+        #expect(counts["a.test"]?.requests == starts["a.test"])
+        #expect(counts["a.test"]?.peakPerSecond == starts["a.test"])
+        #expect((counts["a.test"]?.statuses[500] ?? 0) > 0 && counts["a.test"]?.pauses == 0)
+        #expect(counts["b.test:8080"]?.statuses == [200: starts["b.test:8080"] ?? 0])
     }
 
     @Test func a429WithoutRetryAfterPausesItsHostForTheBackoffWhileOthersGoOn() {

@@ -78,6 +78,12 @@ public final class Engine: Sendable {
         self.cache?.snapshot
     }
 
+    /// Each host's requests, statuses, pauses and peak rate, by host as URLs name it, once the
+    /// engine has shut down; empty without ``Configuration/hostLimits``.
+    public var hostStatistics: [String: HostCounts] {
+        self.core.hostCounts.withLock { $0 }
+    }
+
     /// Fetches every request of `requests` and yields one result per request, in completion order.
     ///
     /// The sequence is read lazily, no further ahead than ``Configuration/readAhead`` of what the

@@ -179,6 +179,9 @@ final class EngineCore: Sendable {
         }
     }
 
+    /// Each host's counts when the loop stopped (``Engine/hostStatistics``).
+    let hostCounts = Mutex<[String: HostCounts]>([:])
+
     /// The engine loop has stopped (or failed to start): refuse further work and wake-ups, before
     /// the multi handle is cleaned up.
     /// - Returns: submissions that arrived too late, for the caller to answer.

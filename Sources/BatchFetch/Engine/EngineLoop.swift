@@ -170,6 +170,10 @@ final class EngineLoop {
     // MARK: - shutdown
 
     private func shutdown() {
+        if self.machine.hostBudgets != nil {
+            let counts = self.machine.hostCounts
+            self.core.hostCounts.withLock { $0 = counts }
+        }
         self.machine.shutdown(now: MonotonicClock.now(), stop: self.stop, deliver: Self.deliver)
         let late = self.core.loopStopped()
         EngineCore.answerCancelled(late.submissions)

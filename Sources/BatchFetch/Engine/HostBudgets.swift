@@ -19,6 +19,9 @@ struct HostBudgets {
         /// When its wake-up in ``HostBudgets/wakes`` is due; 0 = none.
         var wakeDue: UInt64 = 0
         var counts = HostCounts()
+        /// The current one-second window of starts, for ``HostCounts/peakPerSecond``.
+        var windowStart: UInt64 = 0
+        var windowStarts = 0
 
         var isIdle: Bool { self.running == 0 && self.parked.isEmpty && !self.isReady && self.wakeDue == 0 }
     }
@@ -72,9 +75,19 @@ struct HostBudgets {
 
     /// The transfer that ``block(_:queued:now:)`` let through starts: its host's token is taken.
     mutating func started(_ key: Substring, now: UInt64) {
-        self.hosts[key]?.running += 1
-        self.hosts[key]?.counts.requests += 1
-        _ = self.hosts[key]?.bucket?.take(now: now)
+        guard var host = self.hosts[key] else {
+            return
+        }
+        host.running += 1
+        host.counts.requests += 1
+        if now &- host.windowStart >= 1_000_000_000 {
+            host.windowStart = now
+            host.windowStarts = 0
+        }
+        host.windowStarts += 1
+        host.counts.peakPerSecond = max(host.counts.peakPerSecond, host.windowStarts)
+        _ = host.bucket?.take(now: now)
+        self.hosts[key] = host
     }
 
     /// A transfer of `key` left the in-flight set: its host may take the next of its queue.
@@ -188,12 +201,17 @@ struct HostBudgets {
     }
 }
 
-/// What happened to one host's requests in a run (`--stats`).
-public struct HostCounts: Sendable, Hashable {
+/// What happened to one host's requests in a run (`--stats`), counted with per-host limits set.
+public struct HostCounts: Sendable, Hashable, Encodable {
     /// Attempts started, retries included.
     public var requests = 0
     /// Responses by status.
     public var statuses: [Int: Int] = [:]
     /// Times the host was paused (a `Retry-After`, or a 429/503 backed off).
     public var pauses = 0
+    /// The most starts in one second (windows from the first start of each): the rate reached.
+    public var peakPerSecond = 0
+
+    /// 429 responses.
+    public var throttled: Int { self.statuses[429] ?? 0 }
 }
