@@ -11,7 +11,9 @@ extension Engine {
         public var rates: [String: Double] = [:]
         /// Starts per second for hosts no rule names (`*`); `nil` = no per-host rate.
         public var defaultRate: Double? = nil
-        /// Starts a host's bucket lets through at once; `nil` = a quarter second of its rate.
+        /// Starts a host's bucket lets through at once; `nil` = a twentieth of a second of its
+        /// rate, at least 1. The bucket fills at the rate less this, so that no one-second window
+        /// sees more than the rate.
         public var burst: Int? = nil
         /// Requests in flight per host; `nil` = no per-host cap.
         public var maxInFlight: Int? = nil

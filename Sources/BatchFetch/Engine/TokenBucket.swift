@@ -9,11 +9,11 @@ struct TokenBucket: Sendable {
     private var tokens: Double
     private var last: UInt64
 
-    /// A bucket that starts full.
-    init(rate: Double, burst: Double, now: UInt64) {
+    /// A bucket that starts full, or with one token (`full: false`).
+    init(rate: Double, burst: Double, now: UInt64, full: Bool = true) {
         self.rate = rate
         self.burst = max(1, burst)
-        self.tokens = self.burst
+        self.tokens = full ? self.burst : 1
         self.last = now
     }
 
