@@ -248,4 +248,48 @@ static int floor_run(CURLM *multi, char *first, size_t stride, size_t slots, cha
     return 0;
 }
 
+/* The in-flight cap from `arg` (64 when NULL): 1 to 10,000, else 0 after saying why. */
+static long floor_concurrency(const char *arg) {
+    long concurrency = arg != NULL ? strtol(arg, NULL, 10) : 64;
+    if (concurrency < 1 || concurrency > 10000) {
+        fprintf(stderr, "%s: concurrency must be between 1 and 10000\n", floor_name);
+        return 0;
+    }
+    return concurrency;
+}
+
+/* libcurl set up and a multi handle keeping as many connections as transfers in flight, as
+ * batchfetch does (CurlMulti.swift): libcurl 8.x's default cache is smaller, and the floor then
+ * closed and reopened connections. NULL after saying why. */
+static CURLM *floor_multi(long concurrency) {
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        fprintf(stderr, "%s: curl_global_init failed\n", floor_name);
+        return NULL;
+    }
+    CURLM *multi = curl_multi_init();
+    if (multi == NULL) {
+        fprintf(stderr, "%s: out of memory\n", floor_name);
+        return NULL;
+    }
+    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)(concurrency > 16 ? concurrency : 16));
+    return multi;
+}
+
+/* Cleans up the slots' easy handles and libcurl, prints the count of transfers that ended with a
+ * 2xx status and returns the exit status: 0, or 1 when any did not. */
+static int floor_report(CURLM *multi, char *first, size_t stride, size_t slots, size_t ok, size_t failed,
+                        size_t count) {
+    for (size_t i = 0; i < slots; i++) {
+        curl_easy_cleanup(((struct floor_transfer *)(first + i * stride))->easy);
+    }
+    curl_multi_cleanup(multi);
+    curl_global_cleanup();
+    printf("%zu\n", ok);
+    if (failed > 0) {
+        fprintf(stderr, "%s: %zu of %zu transfers failed\n", floor_name, failed, count);
+        return 1;
+    }
+    return 0;
+}
+
 #endif

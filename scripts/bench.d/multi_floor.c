@@ -54,9 +54,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: multi_floor URL_FILE [CONCURRENCY]\n");
         return 2;
     }
-    long concurrency = argc == 3 ? strtol(argv[2], NULL, 10) : 64;
-    if (concurrency < 1 || concurrency > 10000) {
-        fprintf(stderr, "multi_floor: concurrency must be between 1 and 10000\n");
+    long concurrency = floor_concurrency(argc == 3 ? argv[2] : NULL);
+    if (concurrency == 0) {
         return 2;
     }
     size_t count = 0;
@@ -73,10 +72,6 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-        fprintf(stderr, "multi_floor: curl_global_init failed\n");
-        return 2;
-    }
     const char *http = getenv("FLOOR_HTTP");
     const char *cainfo = getenv("FLOOR_CAINFO");
     long version = CURL_HTTP_VERSION_1_1;
@@ -90,18 +85,16 @@ int main(int argc, char **argv) {
     }
     int one_shot = version == CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE &&
                    curl_version_info(CURLVERSION_NOW)->version_num < 0x080000;
-    CURLM *multi = curl_multi_init();
-    // Keep as many connections as transfers in flight, as batchfetch does (CurlMulti.swift): libcurl
-    // 8.x's default cache is smaller, and the floor then closed and reopened connections.
-    if (multi != NULL) {
-        curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)(concurrency > 16 ? concurrency : 16));
+    CURLM *multi = floor_multi(concurrency);
+    if (multi == NULL) {
+        return 2;
     }
-    if (multi != NULL && version != CURL_HTTP_VERSION_1_1) {
+    if (version != CURL_HTTP_VERSION_1_1) {
         curl_multi_setopt(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, concurrency);
     }
     size_t slots = (size_t)concurrency < count ? (size_t)concurrency : count;
     struct floor_slot *slot = calloc(slots ? slots : 1, sizeof *slot);
-    if (multi == NULL || slot == NULL) {
+    if (slot == NULL) {
         fprintf(stderr, "multi_floor: out of memory\n");
         return 2;
     }
@@ -128,15 +121,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     for (size_t i = 0; i < slots; i++) {
-        curl_easy_cleanup(slot[i].transfer.easy);
         free(slot[i].body);
     }
-    curl_multi_cleanup(multi);
-    curl_global_cleanup();
-    printf("%zu\n", ok);
-    if (failed > 0) {
-        fprintf(stderr, "multi_floor: %zu of %zu transfers failed\n", failed, count);
-        return 1;
-    }
-    return 0;
+    return floor_report(multi, (char *)slot, sizeof *slot, slots, ok, failed, count);
 }

@@ -124,9 +124,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: write_floor URL_FILE DIR [CONCURRENCY]\n");
         return 2;
     }
-    long concurrency = argc == 4 ? strtol(argv[3], NULL, 10) : 64;
-    if (concurrency < 1 || concurrency > 10000) {
-        fprintf(stderr, "write_floor: concurrency must be between 1 and 10000\n");
+    long concurrency = floor_concurrency(argc == 4 ? argv[3] : NULL);
+    if (concurrency == 0) {
         return 2;
     }
     const char *mode = getenv("FLOOR_WRITE");
@@ -145,19 +144,13 @@ int main(int argc, char **argv) {
     if (urls == NULL) {
         return 2;
     }
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-        fprintf(stderr, "write_floor: curl_global_init failed\n");
+    CURLM *multi = floor_multi(concurrency);
+    if (multi == NULL) {
         return 2;
-    }
-    CURLM *multi = curl_multi_init();
-    // Keep as many connections as transfers in flight, as batchfetch does (CurlMulti.swift): libcurl
-    // 8.x's default cache is smaller, and the floor then closed and reopened connections.
-    if (multi != NULL) {
-        curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)(concurrency > 16 ? concurrency : 16));
     }
     size_t slots = (size_t)concurrency < count ? (size_t)concurrency : count;
     struct floor_slot *slot = calloc(slots ? slots : 1, sizeof *slot);
-    if (multi == NULL || slot == NULL) {
+    if (slot == NULL) {
         fprintf(stderr, "write_floor: out of memory\n");
         return 2;
     }
@@ -174,16 +167,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     for (size_t i = 0; i < slots; i++) {
-        curl_easy_cleanup(slot[i].transfer.easy);
         free(slot[i].body);
     }
-    curl_multi_cleanup(multi);
-    curl_global_cleanup();
     close(floor_directory);
-    printf("%zu\n", ok);
-    if (failed > 0) {
-        fprintf(stderr, "write_floor: %zu of %zu transfers failed\n", failed, count);
-        return 1;
-    }
-    return 0;
+    return floor_report(multi, (char *)slot, sizeof *slot, slots, ok, failed, count);
 }
