@@ -4,7 +4,7 @@
 // level (so a busy machine skews it less), and the input bytes per second are printed. The files
 // stay in memory, so this is the kernels' speed with warm caches, not a body's way through `fetch`.
 //
-// usage: kernel_speed escape|json|base64 SECONDS FILE...   (scripts/bench --kernels runs it)
+// usage: kernel_speed escape|json|base64 SECONDS FILE...   (scripts/kernels runs it)
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
