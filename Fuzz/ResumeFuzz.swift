@@ -1,6 +1,6 @@
 import Foundation
 
-// libFuzzer entry: the `crawl --resume` reader (the real Sources/batchfetch/ResumeFile.swift,
+// libFuzzer entry: the `crawl --resume` reader (the real Sources/batchfetch/Crawl/ResumeFile.swift,
 // built here without its module imports) on arbitrary file contents.
 //
 // Invariants: it never crashes or hangs; when it accepts a file, the kept bytes end at a newline
