@@ -79,10 +79,12 @@ struct MergeCommandTests {
 
     @Test func anInterruptedShardIsNamedWithItsOwnCommand() async throws {
         try await TestHTTPServer.with { server in
-            // Fast URLs, then slow ones: the run is stopped (SIGTERM, as scancel sends) while it waits.
+            // Fast URLs, then slow ones: the run is stopped (SIGTERM, as scancel sends) while it
+            // waits. Slow enough (three waves of 10 s at -c 4) that a loaded machine cannot finish
+            // first, as it once did with 3 s; shard 0 runs them in one wave.
             let lines =
                 (0..<40).map { "\(server.baseURL)/ok?i=\($0)" }
-                + (0..<20).map { "\(server.baseURL)/delay?ms=3000&i=\($0)" }
+                + (0..<20).map { "\(server.baseURL)/delay?ms=10000&i=\($0)" }
             let folder = try ShardFolder(lines: lines)
             defer { folder.remove() }
             try folder.fetchShard(0, of: 2)
