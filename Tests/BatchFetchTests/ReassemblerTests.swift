@@ -8,9 +8,9 @@ struct ReassemblerTests {
         var reassembler = Reassembler<String>(window: 4)
         try reassembler.insert("c", at: 2)
         try reassembler.insert("b", at: 1)
-        #expect(reassembler.popReady() == [])
+        #expect(reassembler.drainReady() == [])
         try reassembler.insert("a", at: 0)
-        #expect(reassembler.popReady() == ["a", "b", "c"])
+        #expect(reassembler.drainReady() == ["a", "b", "c"])
         #expect(reassembler.next == 3 && reassembler.pending == 0)
     }
 
@@ -20,10 +20,11 @@ struct ReassemblerTests {
         #expect(throws: Reassembler<Int>.InsertError.outsideWindow(3)) { try reassembler.insert(3, at: 3) }
         try reassembler.insert(1, at: 1)
         try reassembler.insert(2, at: 2)
-        #expect(!reassembler.accepts(3))
+        #expect(throws: Reassembler<Int>.InsertError.outsideWindow(3)) { try reassembler.insert(3, at: 3) }
         try reassembler.insert(0, at: 0)
-        #expect(reassembler.popReady() == [0, 1, 2])
-        #expect(reassembler.limit == 6 && reassembler.accepts(5))
+        #expect(reassembler.drainReady() == [0, 1, 2])
+        #expect(reassembler.limit == 6)
+        try reassembler.insert(5, at: 5)
         #expect(throws: Reassembler<Int>.InsertError.duplicate(1)) { try reassembler.insert(1, at: 1) }
         try reassembler.insert(4, at: 4)
         #expect(throws: Reassembler<Int>.InsertError.duplicate(4)) { try reassembler.insert(4, at: 4) }
@@ -57,7 +58,7 @@ struct ReassemblerTests {
                 let value: Result<Int, FetchError> =
                     index % 17 == 5 ? .failure(FetchError(kind: .timeout, message: "\(index)")) : .success(index)
                 try reassembler.insert(value, at: index)
-                output += reassembler.popReady()
+                output += reassembler.drainReady()
             }
             let indices = output.map { result -> Int in
                 switch result {
@@ -68,5 +69,17 @@ struct ReassemblerTests {
             #expect(indices == Array(0..<count), "trial \(trial)")
             #expect(reassembler.pending == 0)
         }
+    }
+}
+
+extension Reassembler {
+    /// Takes every value whose prefix is complete, in index order, as the engine's consumer does
+    /// (``popNext()`` until it has none).
+    fileprivate mutating func drainReady() -> [Value] {
+        var ready: [Value] = []
+        while let value = self.popNext() {
+            ready.append(value)
+        }
+        return ready
     }
 }

@@ -58,9 +58,6 @@ public struct ShardManifest: Codable, Sendable, Hashable {
         self.count == other.count && self.inputLines == other.inputLines && self.inputDigest == other.inputDigest
     }
 
-    /// `K/N`, as `--shard` takes it.
-    public var shardArgument: String { "\(self.index)/\(self.count)" }
-
     /// A command line fit to store: the values of header options whose name suggests a credential
     /// (`Authorization`, `Cookie`, `…Token`, `…Key`, `…Secret`) become `Name: ***`, `-u/--user`'s
     /// credentials and `-b/--cookie`'s cookies (not its file names) `***`, and URL arguments lose

@@ -38,12 +38,6 @@ public struct Reassembler<Value> {
     @inlinable
     public var limit: Int { self.next + self.window }
 
-    /// Whether `index` may be inserted now.
-    @inlinable
-    public func accepts(_ index: Int) -> Bool {
-        index >= self.next && index < self.limit && self.slots[index % self.window] == nil
-    }
-
     /// Stores `value` for `index`.
     @inlinable
     public mutating func insert(_ value: consuming Value, at index: Int) throws(InsertError) {
@@ -72,16 +66,6 @@ public struct Reassembler<Value> {
         self.nextIndex += 1
         self.waiting -= 1
         return value
-    }
-
-    /// Takes every value whose prefix is complete, in index order.
-    @inlinable
-    public mutating func popReady() -> [Value] {
-        var ready: [Value] = []
-        while let value = self.popNext() {
-            ready.append(value)
-        }
-        return ready
     }
 }
 
