@@ -6,8 +6,7 @@ import PackageDescription
 /// installed (scripts/setup installs `libtcmalloc-minimal4`), and with glibc's malloc elsewhere.
 /// Response bodies are allocated on the engine thread and freed on the consumer's, a pattern
 /// glibc's per-thread arenas serve poorly (a heap that grows a page per `mprotect`, then faults
-/// each page in). Interleaved runs: W1 `fetch` -5 to -7% wall, `bench` -9%, a warm crawl -5%;
-/// cold crawls and W2 even. Only the command: the libraries leave their host's allocator alone.
+/// each page in). Only the command: the libraries leave their host's allocator alone.
 /// Linked by file name (`-l:`), as only the runtime package is needed, not the development one.
 let tcmalloc: [LinkerSetting] = {
     let directories = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"]

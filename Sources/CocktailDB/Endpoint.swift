@@ -1,6 +1,6 @@
 import BatchFetch
 
-/// One request TheCocktailDB's v1 API answers (the reference's `EndPoint`, Moya's `TargetType`):
+/// One request TheCocktailDB's v1 API answers (as Moya's `TargetType` describes one):
 /// each knows its path, its query and the envelope key its content sits under.
 public enum Endpoint: Sendable, Hashable {
     /// `list.php?c=list` and its glass, ingredient and alcoholic siblings.

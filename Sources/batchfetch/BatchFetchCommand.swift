@@ -47,10 +47,8 @@ struct BatchFetchCommand: AsyncParsableCommand {
     /// kernel and fault them in again.
     ///
     /// Bodies are allocated on the engine thread and freed on the consumer's, and with glibc's
-    /// defaults each arena kept trimming its top and mapping large buffers afresh. W2 of
-    /// scripts/bench (10,000 × 64 KB), 4 pairs: `bench` 34,000–114,000 → ~5,000 page faults and
-    /// CPU median −30%; `fetch` ~28,000 → ~14,000, CPU −14%. The heaps keep up to 64 MiB free
-    /// each until exit. A library cannot make this choice for its host process; the command can.
+    /// defaults each arena kept trimming its top and mapping large buffers afresh, a page fault per
+    /// page of every large body. The heaps keep up to 64 MiB free each until exit. A library cannot make this choice for its host process; the command can.
     /// Where the command is linked with tcmalloc (Package.swift), its `mallopt` does nothing.
     private static func keepFreedMemory() {
         _ = clinux_keep_freed_memory(64 << 20, 4 << 20)

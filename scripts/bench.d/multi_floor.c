@@ -1,5 +1,5 @@
 /*
- * multi_floor: the libcurl floor for scripts/bench (issue 7).
+ * multi_floor: the libcurl floor for scripts/bench.
  *
  * The least a libcurl client can do per request: one multi handle, N easy handles reused for the
  * next URL as each transfer finishes (so connections stay alive), bodies appended to a per-handle

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
-# W4 of scripts/bench (issue 16): HTTPS and HTTP/2, the workload users meet on real APIs.
-# Sourced by scripts/bench, whose functions and settings it uses (measure, wants, say, WORK,
-# ROUNDS, CONCURRENCY, …); runs when `w4` is in --only (`--only w4` runs all of W4's tools,
+# W4 of scripts/bench: HTTPS and HTTP/2, the workload users meet on real APIs.
+# Sourced by benchlib/w4_shim.sh, which gives it the bench's functions and settings (measure, wants,
+# say, WORK, ROUNDS, CONCURRENCY, …) from benchlib/w4.py; runs when `w4` is in --only (`--only w4` runs all of W4's tools,
 # `--only w4,fetch,h2load` some) or when --only is not given.
 #
 # nginx (1 worker, keep-alive that never runs out) with a self-signed certificate made at run
@@ -21,7 +21,7 @@
 # log ($connection, $ssl_session_reused) gives its connections and TLS handshakes, full and
 # resumed: written to the runs as kind "w4-tls".
 #
-# Targets (issue 29), from the same run: `fetch` ≥ 0.95× the libcurl floor given the same options,
+# Targets, from the same run: `fetch` ≥ 0.95× the libcurl floor given the same options,
 # and ≥ 1.5× curl, on each of h1 TLS, h2 TLS and h2c. They hold per libcurl version: run the bench
 # once as it is (Debian 12: 7.88.1) and once on libcurl 8 (scripts/libcurl8, docs/LIBCURL.md):
 #   eval "$(scripts/libcurl8)"; LD_LIBRARY_PATH=$LIBCURL8_LIB PATH=$LIBCURL8_BIN:$PATH scripts/bench --only w4 …
@@ -257,7 +257,7 @@ rate = lambda w, t: med([v[0] for v in load.get((w, t), [])])
 def ratio(a, b):
     return "–" if a is None or not b else f"{a / b:.2f}×"
 print()
-print("Targets (issue 29): fetch ≥ 0.95× the libcurl floor with the same options and ≥ 1.5× curl, as the median of")
+print("Targets: fetch ≥ 0.95× the libcurl floor with the same options and ≥ 1.5× curl, as the median of")
 print("the rounds' ratios (each round runs the tools back to back, so a ratio compares like with like); h2load for")
 print("reference.\n")
 print("| workload | fetch req/s | fetch ÷ floor (≥ 0.95×) | fetch ÷ curl (≥ 1.5×) | fetch ÷ h2load | CPU/req ÷ floor |")

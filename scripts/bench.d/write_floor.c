@@ -1,5 +1,5 @@
 /*
- * write_floor: the libcurl floor for saving bodies to files, scripts/bench's W6 (issue 26).
+ * write_floor: the libcurl floor for saving bodies to files, scripts/bench's W6.
  *
  * The libcurl floor's loop (floor_common.h: one multi handle, N easy handles reused for the next
  * URL as each transfer finishes, one curl_multi_poll loop), with bodies written to files instead

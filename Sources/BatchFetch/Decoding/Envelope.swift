@@ -1,7 +1,6 @@
 import Foundation
 
-/// The content of a JSON API envelope, found by a key path chosen at run time (the reference's
-/// `NetworkingResult<Content>` with `contentIdentifier`): `"drinks"` in `{"drinks":[…]}`,
+/// The content of a JSON API envelope, found by a key path chosen at run time: `"drinks"` in `{"drinks":[…]}`,
 /// `"feed.results"` for nested envelopes, `""` for the whole document.
 ///
 /// Finding the content validates the whole document and slices the value out as a byte range,

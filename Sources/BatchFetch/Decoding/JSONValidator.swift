@@ -7,9 +7,8 @@ internal import CBytes
 /// ``Envelope`` asks it first when the key path is the whole document (every `--body auto` and
 /// `--body json` record) and runs the scanner only on what it rejects, so error offsets, reasons
 /// and snippets stay the scanner's. Only where it outruns the scanner (``outrunsTheScanner``):
-/// on 64 KB TheCocktailDB-shaped documents, one core, the AVX2 loop validates ~4.1 GB/s and the
-/// AVX-512 one ~4.7 where the scanner does ~2.3; the SSE2 loop only ties it and the portable one
-/// is slower. In `fetch` both run at ~4 GB/s: the bodies come from the engine thread's core.
+/// the AVX2 and AVX-512 loops do; the SSE2 loop only ties it and the portable one is slower
+/// (scripts/kernels measures each level; docs/BENCHMARKS.md has the figures).
 ///
 /// Threading: stateless; call it from any thread.
 enum JSONValidator {

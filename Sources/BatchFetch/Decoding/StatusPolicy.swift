@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which HTTP statuses count as success (the reference's `filter { 200..<300 ~= statusCode }`).
+/// Which HTTP statuses count as success (by default 200 to 299).
 ///
 /// Any other status becomes ``FetchError/Kind/httpStatus`` carrying the start of the body,
 /// sanitised, so a record shows what the server said.

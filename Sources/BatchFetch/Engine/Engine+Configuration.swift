@@ -92,9 +92,8 @@ extension Engine {
         /// `nil` = `64 × maxInFlight`.
         ///
         /// Every result after a slow request (a retry, a server's slow tail) waits for it. At
-        /// `4 ×` the cap, a 10–25 ms straggler among ~1 ms responses left the engine polling with
-        /// 2 of 64 transfers busy until it arrived (W2 of scripts/bench: input order took 1.5× as
-        /// long as completion order); a wider window keeps the transfers going meanwhile, and
+        /// `4 ×` the cap, a straggler among fast responses left the engine polling with a few
+        /// transfers busy until it arrived; a wider window keeps the transfers going meanwhile, and
         /// ``reorderBufferBytes`` keeps its memory bounded when bodies are large.
         public var reorderWindow: Int? = nil
         /// In input order, how many body bytes the results waiting for an earlier one may hold

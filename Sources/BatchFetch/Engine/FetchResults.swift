@@ -126,10 +126,9 @@ struct BatchIterator {
 
     /// The read-ahead for the next refill: the base one, or while that many bodies of the mean
     /// size so far stay within ``growthBytes``, more, up to ``maxReadAhead``. A deeper queue
-    /// keeps the engine busy while the consumer works through a burst of large bodies (W2, 64 KB:
-    /// 16 × the cap did 0.58× the floor's rate against 0.51× at 4 ×; in input order the default
-    /// 32 MiB reorder budget allows 8 ×, 0.54×), and the byte bound keeps what waits for a slow
-    /// reader where the base read-ahead of larger bodies would put it.
+    /// keeps the engine busy while the consumer works through a burst of large bodies, and the
+    /// byte bound keeps what waits for a slow reader where the base read-ahead of larger bodies
+    /// would put it.
     private var currentReadAhead: Int {
         guard self.maxReadAhead > self.readAhead, self.bodies > 0 else {
             return self.readAhead

@@ -1,7 +1,7 @@
 import DequeModule
 
 /// Which finished transfers stay in the engine's request table to answer later identical
-/// requests (the reference's `share(replay: 1)`), bounded by the bytes of their bodies; the oldest
+/// requests (as RxSwift's `share(replay: 1)` replays), bounded by the bytes of their bodies; the oldest
 /// go first.
 ///
 /// The table is the state machine's (``EngineLoop/StateMachine/byRequest``): a finished transfer

@@ -45,8 +45,8 @@ extension Engine.RateLimit {
     /// The burst a rate gets unless told otherwise: a quarter second of it, at least 1.
     ///
     /// A whole second's burst let a second of starts out within milliseconds after any pause (a
-    /// `Retry-After`, a slow stretch): 926 429s for 400 URLs at `--rate 50` against a host that
-    /// allows 50 a second over a short window (issue 42). A quarter second keeps a herd small.
+    /// `Retry-After`, a slow stretch), a herd that a host limiting over a short window answers with
+    /// 429s. A quarter second keeps it small.
     public static func defaultBurst(requestsPerSecond rate: Double) -> Int {
         max(1, Int((rate / 4).rounded(.down)))
     }

@@ -6,8 +6,8 @@
 /// shifts the entries after it back, so there are no tombstones. At most half full.
 ///
 /// A `[RequestKey: Transfer]` dictionary did the same with SipHash over each key, a request
-/// compared on every successful lookup and a request copy per key; W4's h2 TLS run spent ~3% of
-/// its wall time on de-duplication with it (`deduplicate` off: −6%, with the replay cache).
+/// compared on every successful lookup and a request copy per key: de-duplication then cost
+/// measurable wall time on every batch.
 ///
 /// Threading: engine thread only (a value type owned by the loop's state machine).
 struct TransferTable {

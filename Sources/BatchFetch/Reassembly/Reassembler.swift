@@ -1,5 +1,5 @@
-/// Puts results that arrive in any order back into index order, streaming (the reference's
-/// `enumerated()` + `scan`, without holding everything).
+/// Puts results that arrive in any order back into index order, streaming, without holding
+/// everything.
 ///
 /// Values are inserted as `(index, value)` in any order and come out in index order as soon as
 /// the prefix up to them is complete. Memory is bounded by a window: a producer may only produce

@@ -12,8 +12,8 @@ import Synchronization
 /// exclusively (`O_EXCL`) and never through a symbolic link (`O_NOFOLLOW`), then renamed to its
 /// final name only once all of it is there: a final name holds a whole body or nothing. Bodies the
 /// engine streams go, where the file system allows it, into unnamed files (`O_TMPFILE`) that
-/// `linkat` names once whole: a kill leaves nothing of them, and on ext4 creating and linking one
-/// cost 17 µs against 21 µs for creating and renaming a named one (20,000 files of 40 KB). Both the
+/// `linkat` names once whole: a kill leaves nothing of them, and on ext4 it is cheaper than
+/// creating and renaming a named one. Both the
 /// engine thread (which streams bodies into temporaries, see ``Engine/Configuration/bodyFolder``)
 /// and the consumer (``BodyFileStore``) make temporaries here; they share one counter, so their
 /// names never collide.

@@ -16,8 +16,8 @@ import Synchronization
 /// ones are copies of the file under that name.
 ///
 /// Its SHA-256 is taken by whoever names it (``sha256()``), from the file, not by the engine
-/// thread as bytes arrive: hashing was 37% of that thread's time on W6, the thread every transfer
-/// waits on, while reading the file back from the page cache costs a quarter of hashing it.
+/// thread as bytes arrive: that thread is the one every transfer waits on, and reading the file
+/// back from the page cache costs far less than hashing it.
 ///
 /// Threading: any thread.
 public final class SpooledBody: Sendable {

@@ -5,7 +5,7 @@ import BatchFetch
 struct EngineOptions: ParsableArguments {
     @Option(
         name: [.customShort("c"), .long], parsing: .unconditional,
-        help: "Transfers in flight at once (default 64; 4 against the public API).")
+        help: "Transfers in flight at once (default 64; crawl: 4 against TheCocktailDB's public API).")
     var concurrency: Int?
 
     @Option(
@@ -14,7 +14,8 @@ struct EngineOptions: ParsableArguments {
 
     @Option(
         parsing: .unconditional,
-        help: "Request starts per second, retries included (default: unlimited; 5 against the public API).")
+        help: "Request starts per second, retries included (default: unlimited; "
+            + "crawl: 5 against TheCocktailDB's public API).")
     var rate: Double?
 
     @Option(
