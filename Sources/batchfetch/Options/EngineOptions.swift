@@ -14,8 +14,9 @@ struct EngineOptions: ParsableArguments {
 
     @Option(
         parsing: .unconditional,
-        help: "Request starts per second, retries included (default: unlimited; "
-            + "crawl: 5 against TheCocktailDB's public API).")
+        help: ArgumentHelp(
+            "Request starts per second, retries included (default: unlimited; "
+                + "crawl: 5 against TheCocktailDB's public API)."))
     var rate: Double?
 
     @Option(
