@@ -63,6 +63,11 @@ extension EngineLoop.StateMachine {
             if let status {
                 self.hostBudgets?.hosts[key]?.counts.statuses[status, default: 0] += 1
             }
+            if status == 429 || status == 503 || errorKind == .timeout || errorKind == .connectFailed {
+                self.hostBudgets?.throttled(key, now: now)
+            } else if status != nil {
+                self.hostBudgets?.answered(key, now: now)
+            }
             if pause != nil {
                 self.hostBudgets?.hosts[key]?.counts.pauses += 1
             }

@@ -19,6 +19,8 @@ struct HostBudgets {
         /// When its wake-up in ``HostBudgets/wakes`` is due; 0 = none.
         var wakeDue: UInt64 = 0
         var counts = HostCounts()
+        /// The rate ``Engine/HostLimits/adaptive`` steers; `nil` without it.
+        var adaptive: AdaptiveRate?
         /// The current one-second window of starts, for ``HostCounts/peakPerSecond``.
         var windowStart: UInt64 = 0
         var windowStarts = 0
@@ -193,19 +195,56 @@ struct HostBudgets {
             self.hosts = self.hosts.filter { !$0.value.isIdle }
         }
         var host = Host()
-        if let rule = self.limits.rate(forHostKey: key) {
-            // A host's limit is commonly counted per second from its first request, and a bucket
-            // of burst B filling at r lets about B - 1 + r start within one second. At r = the
-            // rule and a quarter second's burst, W8 with --host-rate at the limits drew 3 429s on
-            // each of 8 hosts, each pausing its host. So a host's bucket holds 1/20 s (at least
-            // one start), starts with one token, and fills at the rule less B - 1, and 2% under
-            // that for a late first arrival or a late wake-up: no second sees more than the rule.
-            let burst: Int = self.limits.burst ?? max(1, Int(rule / 20))
-            let below: Double = rule - Double(burst - 1)
-            let rate: Double = 0.98 * Swift.max(rule / 2, below)
-            host.bucket = TokenBucket(rate: rate, burst: Double(burst), now: now, full: false)
+        let rule = self.limits.rate(forHostKey: key)
+        if self.limits.adaptive {
+            let adaptive = AdaptiveRate(ceiling: rule, now: now)
+            let (rate, burst) = self.bucketShape(forRate: adaptive.rate)
+            host.bucket = TokenBucket(rate: rate, burst: burst, now: now, full: false)
+            host.adaptive = adaptive
+            host.counts.rate = adaptive.rate
+        } else if let rule {
+            let (rate, burst) = self.bucketShape(forRate: rule)
+            host.bucket = TokenBucket(rate: rate, burst: burst, now: now, full: false)
         }
         self.hosts[key] = host
+    }
+
+    /// A bucket for a host allowed `rule` starts a second. A host's limit is commonly counted per
+    /// second from its first request, and a bucket of burst B filling at r lets about B - 1 + r
+    /// start within one second: at a quarter second's burst, W8 with --host-rate at the limits drew
+    /// 429s on every host. So it holds 1/20 s (at least one start), fills at the rule less B - 1,
+    /// and 2% under that for a late first arrival or a late wake-up: no second sees more than the rule.
+    private func bucketShape(forRate rule: Double) -> (rate: Double, burst: Double) {
+        let burst: Int = self.limits.burst ?? max(1, Int(rule / 20))
+        let below: Double = rule - Double(burst - 1)
+        return (0.98 * Swift.max(rule / 2, below), Double(burst))
+    }
+
+    /// `key`'s host throttled or failed as an overloaded host does: with ``Engine/HostLimits/adaptive``,
+    /// its rate is cut.
+    mutating func throttled(_ key: Substring, now: UInt64) {
+        guard var adaptive = self.hosts[key]?.adaptive, adaptive.throttled(now: now) else {
+            return
+        }
+        self.adapt(key, to: adaptive, now: now)
+    }
+
+    /// `key`'s host answered well: with ``Engine/HostLimits/adaptive``, its rate rises while it
+    /// has work waiting for the rate.
+    mutating func answered(_ key: Substring, now: UInt64) {
+        guard var adaptive = self.hosts[key]?.adaptive, self.hosts[key]?.parked.isEmpty == false,
+            adaptive.answered(now: now)
+        else {
+            return
+        }
+        self.adapt(key, to: adaptive, now: now)
+    }
+
+    private mutating func adapt(_ key: Substring, to adaptive: AdaptiveRate, now: UInt64) {
+        let (rate, burst) = self.bucketShape(forRate: adaptive.rate)
+        self.hosts[key]?.adaptive = adaptive
+        self.hosts[key]?.bucket?.change(rate: rate, burst: burst, now: now)
+        self.hosts[key]?.counts.rate = adaptive.rate
     }
 }
 
@@ -219,6 +258,8 @@ public struct HostCounts: Sendable, Hashable, Encodable {
     public var pauses = 0
     /// The most starts in one second (windows from the first start of each): the rate reached.
     public var peakPerSecond = 0
+    /// With ``Engine/HostLimits/adaptive``, the start rate the host was left at; `nil` without it.
+    public var rate: Double? = nil
 
     /// 429 responses.
     public var throttled: Int { self.statuses[429] ?? 0 }

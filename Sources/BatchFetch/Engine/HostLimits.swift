@@ -17,6 +17,10 @@ extension Engine {
         public var burst: Int? = nil
         /// Requests in flight per host; `nil` = no per-host cap.
         public var maxInFlight: Int? = nil
+        /// Each host's rate adapts to how it answers (``AdaptiveRate``): it rises while answers are
+        /// good and is cut when the host throttles (429, 503) or times out, never above the host's
+        /// rule where it has one.
+        public var adaptive = false
 
         public init() {}
 

@@ -4,8 +4,8 @@
 /// The engine loop consults it at admission and, when it is empty, sleeps in `curl_multi_poll`
 /// until the next token is due.
 struct TokenBucket: Sendable {
-    let rate: Double
-    let burst: Double
+    private(set) var rate: Double
+    private(set) var burst: Double
     private var tokens: Double
     private var last: UInt64
 
@@ -25,6 +25,14 @@ struct TokenBucket: Sendable {
             self.tokens -= 1
         }
         return wait
+    }
+
+    /// Goes on at a new rate and burst from `now`, keeping the tokens it holds (up to the burst).
+    mutating func change(rate: Double, burst: Double, now: UInt64) {
+        _ = self.wait(now: now)
+        self.rate = rate
+        self.burst = max(1, burst)
+        self.tokens = min(self.tokens, self.burst)
     }
 
     /// Whether a token is available, without taking it: `nil` when one is, else the nanoseconds

@@ -40,6 +40,13 @@ struct EngineOptions: ParsableArguments {
             valueName: "N"))
     var hostConcurrency: Int?
 
+    @Flag(
+        help: ArgumentHelp(
+            "Adapt each host's start rate to how it answers: doubled while answers are good until it "
+                + "throttles, then cut to 70% on a 429, 503 or timeout and raised step by step; never "
+                + "above its --host-rate rule (starts at 10/s without one)."))
+    var adaptive = false
+
     @Option(
         parsing: .unconditional,
         help: "Retries per request for transient failures (connect errors, timeouts, 408/425/429/5xx).")
@@ -97,13 +104,14 @@ struct EngineOptions: ParsableArguments {
         if let total = self.rate ?? (polite ? 5 : nil) {
             configuration.rateLimit = Engine.RateLimit.share(ofTotal: total, burst: self.burst, shares: shares)
         }
-        if self.hostRate != nil || self.hostConcurrency != nil {
+        if self.hostRate != nil || self.hostConcurrency != nil || self.adaptive {
             var limits = Engine.HostLimits()
             // validate() checked that the rules parse.
             if let rules = self.hostRate, let parsed = try? Engine.HostLimits(parsingRates: rules, shares: shares) {
                 limits = parsed
             }
             limits.maxInFlight = self.hostConcurrency
+            limits.adaptive = self.adaptive
             configuration.hostLimits = limits
         }
         configuration.retry.maxRetries = self.retries
@@ -120,7 +128,11 @@ extension EngineOptions {
         let busiest = hosts.sorted { ($0.value.requests, $1.key) > ($1.value.requests, $0.key) }
         for (host, counts) in busiest.prefix(20) {
             text += "  host \(host): \(counts.requests) requests, \(counts.throttled) 429s, \(counts.pauses) pauses, "
-            text += "peak \(counts.peakPerSecond)/s\n"
+            text += "peak \(counts.peakPerSecond)/s"
+            if let rate = counts.rate {
+                text += ", adapted to \(Int(rate.rounded()))/s"
+            }
+            text += "\n"
         }
         if busiest.count > 20 {
             text += "  … and \(busiest.count - 20) more hosts (--stats has every one)\n"
