@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import cache, dataset, memory, profile, report, rounds, settings, tools, w3files, w4, w7
+from . import cache, dataset, memory, profile, report, rounds, settings, tools, w3files, w4, w7, w8
 from .bench import Bench, say
 from .nginx import Nginx
 
@@ -117,6 +117,8 @@ def _run(bench, nginx):
     rounds.run_workloads(bench)
     if w4.wanted(bench):
         w4.run(bench)
+    if bench.workload_wanted("W8") and bench.wants("fetch"):
+        w8.run(bench)
     if bench.wants("cache"):
         cache.run(bench)
     memory.run_scale(bench)

@@ -7,7 +7,7 @@ import shutil
 import sys
 
 TOOLS = "fetch,bench,crawl,curl,floor,wrk,ahc,aiohttp,aria2c"
-WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7")
+WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8")
 SIMD_LEVELS = ("scalar", "sse2", "ssse3", "avx2", "avx512", "neon")  # BATCHFETCH_SIMD's names
 
 

@@ -1,0 +1,178 @@
+"""W8: eight hosts with different limits, the list sorted by host (issue 42).
+
+nginx of its own serves eight loopback hosts, 127.0.0.2 … 127.0.0.9 on one port, each with
+`limit_req` (nginx's leaky bucket, the excess answered 429): the first four allow 400 requests a
+second, the last four 50, each with a burst of a twentieth of a second plus two. The list: 3,200
+URLs for each fast host and 400 for each slow one (14,400; --quick: a tenth), sorted by host, so
+the ideal run, every host at its limit from the start, takes 8 s. Each round runs:
+
+- `fetch --host-rate` with every host's limit as its rule;
+- `fetch --adaptive` with no limits given;
+- `fetch --rate R` for the global rates in GLOBAL_RATES (one budget for all hosts);
+- `fetch` with no limits.
+
+All with `--order completion`, `-c 64`, `--retries 20`. From the lines nginx logged during each
+run: its 429s (count and share of requests), and per host the busiest second of answered
+requests and how many seconds went above the host's limit. Results: OUT/w8-results.json and a
+table on stderr. Each run is bounded by the bench's run limit.
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from .bench import say
+from .nginx import free_port
+from .process import run_timed
+
+FAST, SLOW = 400, 50
+HOSTS = [(f"127.0.0.{i}", FAST if i <= 5 else SLOW) for i in range(2, 10)]
+GLOBAL_RATES = (400, 100)
+
+CONFIG = """
+worker_processes 1;
+daemon off;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    client_body_temp_path {dir}/tmp;
+    log_format w8 '$server_addr $msec $status';
+    keepalive_requests 1000000;
+{zones}
+{servers}
+}}
+"""
+
+ZONE = "    limit_req_zone $server_addr zone=h{n}:1m rate={rate}r/s;"
+SERVER = """    server {{
+        listen {host}:{port} backlog=4096;
+        access_log {dir}/w8.log w8;
+        location / {{
+            limit_req zone=h{n} burst={burst} nodelay;
+            limit_req_status 429;
+            # A file, not `return`: return answers in the rewrite phase, before limit_req runs.
+            root {dir};
+            default_type application/json;
+            try_files /w8.json =404;
+        }}
+    }}"""
+
+
+def _start(bench, folder, port):
+    (folder / "tmp").mkdir(parents=True, exist_ok=True)
+    (folder / "w8.json").write_text('{"ok":true}\n')
+    os.chmod(folder, 0o755)
+    os.chmod(folder / "w8.json", 0o644)
+    zones = "\n".join(ZONE.format(n=n, rate=rate) for n, (_, rate) in enumerate(HOSTS))
+    servers = "\n".join(SERVER.format(host=host, port=port, dir=folder, n=n, burst=rate // 20 + 2)
+                        for n, (host, rate) in enumerate(HOSTS))
+    (folder / "nginx.conf").write_text(CONFIG.format(dir=folder, zones=zones, servers=servers))
+    process = subprocess.Popen([bench.nginx, "-e", f"{folder}/error.log", "-p", str(folder),
+                                "-c", f"{folder}/nginx.conf"], stdin=subprocess.DEVNULL)
+    for _ in range(50):
+        done = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
+                               f"http://{HOSTS[-1][0]}:{port}/w8?probe"], capture_output=True, text=True)
+        if done.stdout == "200":
+            return process
+        if process.poll() is not None:
+            break
+        time.sleep(0.1)
+    process.terminate()
+    log = folder / "error.log"
+    sys.stderr.write(log.read_text(errors="replace") if log.exists() else "")
+    say("W8: nginx did not start on 127.0.0.2-9 (loopback addresses beyond 127.0.0.1 missing?)")
+    return None
+
+
+def _log_lines(log, start):
+    with open(log, "rb") as f:
+        f.seek(start)
+        return f.read().decode(errors="replace").splitlines()
+
+
+def _judge(lines, rate_of):
+    """429s, and per host the busiest second of 200s and the seconds above its limit."""
+    throttled = 0
+    seconds = {}
+    for line in lines:
+        fields = line.split()
+        if len(fields) != 3:
+            continue
+        host, msec, status = fields
+        if status == "429":
+            throttled += 1
+        elif status == "200":
+            key = (host, int(float(msec)))
+            seconds[key] = seconds.get(key, 0) + 1
+    busiest, over = {}, {}
+    for (host, _), count in seconds.items():
+        busiest[host] = max(busiest.get(host, 0), count)
+        if count > rate_of[host]:
+            over[host] = over.get(host, 0) + 1
+    return throttled, busiest, over
+
+
+def run(bench):
+    s = bench.settings
+    scale = 10 if s.quick else 1
+    folder = bench.work / "w8"
+    folder.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    counts = {host: (3200 if rate == FAST else 400) // scale for host, rate in HOSTS}
+    total = sum(counts.values())
+    ideal = max(counts[host] / rate for host, rate in HOSTS)
+    urls = folder / "w8.urls"
+    urls.write_text("".join(f"http://{host}:{port}/w8?n={n}\n" for host, _ in HOSTS for n in range(counts[host])))
+    rules = ",".join(f"{host}={rate}/s" for host, rate in HOSTS)
+    modes = [("fetch --host-rate (the limits)", ["--host-rate", rules]), ("fetch --adaptive", ["--adaptive"])]
+    modes += [(f"fetch --rate {rate}", ["--rate", str(rate)]) for rate in GLOBAL_RATES]
+    modes += [("fetch (no limits)", [])]
+    process = _start(bench, folder, port)
+    if process is None:
+        return
+    rate_of = dict(HOSTS)
+    log = folder / "w8.log"
+    results = {name: [] for name, _ in modes}
+    say(f"W8: {total} URLs over 8 hosts sorted by host (4 × {counts[HOSTS[0][0]]} at {FAST}/s, "
+        f"4 × {counts[HOSTS[-1][0]]} at {SLOW}/s: ideal {ideal:.1f} s), nginx limit_req on {HOSTS[0][0]}…{HOSTS[-1][0]}")
+    try:
+        for round_number in range(1, s.rounds + 1):
+            for name, extra in modes:
+                start = log.stat().st_size if log.exists() else 0
+                command = [str(bench.batchfetch), "fetch", "-q", "-i", str(urls), "-c", str(s.concurrency),
+                           "--order", "completion", "--retries", "20", "-o", "/dev/null", *extra]
+                with open(bench.logs / "w8.stderr", "ab") as err:
+                    usage = run_timed(command, s.run_limit, stdout=subprocess.DEVNULL, stderr=err)
+                time.sleep(0.2)  # nginx writes its log lines as each request ends
+                throttled, busiest, over = _judge(_log_lines(log, start), rate_of)
+                row = {"round": round_number, "exit": usage.exit, "wall_s": usage.wall_s, "ideal_s": ideal,
+                       "throttled": throttled, "requests": total + throttled, "busiest_per_second": busiest,
+                       "seconds_over_limit": over}
+                results[name].append(row)
+                say(f"W8 round {round_number}  {name:<32} {usage.wall_s:6.2f} s  {usage.wall_s / ideal:5.2f}× ideal  "
+                    f"{throttled:5d} 429s ({100 * throttled / (total + throttled):4.1f}%)  "
+                    f"seconds over a limit: {sum(over.values())}  exit {usage.exit}")
+    finally:
+        process.terminate()
+        process.wait()
+    lines = ["| W8 run | wall ÷ ideal | 429s | 429s % | seconds over a host's limit | ok runs |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for name, rows in results.items():
+        if not rows:
+            continue
+        ratio = statistics.median(r["wall_s"] / r["ideal_s"] for r in rows)
+        throttled = statistics.median(r["throttled"] for r in rows)
+        share = statistics.median(100 * r["throttled"] / r["requests"] for r in rows)
+        over = max(sum(r["seconds_over_limit"].values()) for r in rows)
+        ok = sum(1 for r in rows if r["exit"] == 0)
+        lines.append(f"| {name} | {ratio:.2f}× | {throttled:.0f} | {share:.1f}% | {over} | {ok}/{len(rows)} |")
+    table = "\n".join(lines) + "\n"
+    sys.stderr.write("\n" + table + "\n")
+    bench.out.mkdir(parents=True, exist_ok=True)
+    (bench.out / "w8-results.json").write_text(json.dumps({"ideal_s": ideal, "urls": total, "runs": results},
+                                                          indent=1))
+    (bench.out / "w8-results.md").write_text(table)
