@@ -68,6 +68,7 @@ struct BenchReportPageTests {
             #expect(count > 0, "\(chart) drew no points")
         }
         #expect(dom.contains("rendered 4 charts"), "\(dom.suffix(400))")
+        #expect(dom.range(of: #"data-render-ms="[0-9]+""#, options: .regularExpression) != nil, "no render time")
         let console = browser.stderr.split(separator: "\n").filter {
             $0.contains(":CONSOLE") || $0.contains("Uncaught")
         }

@@ -171,6 +171,8 @@ enum BenchPage {
           }));
           const empty = counts.filter(n => n === 0).length;
           document.body.setAttribute("data-status", empty === 0 ? "ok" : "empty");
+          // Milliseconds from the start of navigation to every chart drawn: how long the page takes to open.
+          document.body.setAttribute("data-render-ms", String(Math.round(performance.now())));
           document.getElementById("status").textContent =
             "rendered " + counts.length + " charts (" + counts.join(", ") + " points) for " + runs.length + " runs";
         })();
