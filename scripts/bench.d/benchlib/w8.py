@@ -2,18 +2,19 @@
 
 nginx of its own serves eight loopback hosts, 127.0.0.2 … 127.0.0.9 on one port, each with
 `limit_req` (nginx's leaky bucket, the excess answered 429): the first four allow 400 requests a
-second, the last four 50, each with a burst of a twentieth of a second plus two. The list: 3,200
+second, the last four 50, each with a burst of a tenth of a second plus two. The list: 3,200
 URLs for each fast host and 400 for each slow one (14,400; --quick: a tenth), sorted by host, so
 the ideal run, every host at its limit from the start, takes 8 s. Each round runs:
 
 - `fetch --host-rate` with every host's limit as its rule;
 - `fetch --adaptive` with no limits given;
 - `fetch --rate R` for the global rates in GLOBAL_RATES (one budget for all hosts);
-- `fetch` with no limits.
+- `fetch` with no limits (stopped after a minute: its hosts' pauses run for minutes).
 
 All with `--order completion`, `-c 64`, `--retries 20`. From the lines nginx logged during each
 run: its 429s (count and share of requests), and per host the busiest second of answered
-requests and how many seconds went above the host's limit. Results: OUT/w8-results.json and a
+requests and the longest run of consecutive seconds above the host's limit (its rate plus the
+burst limit_req lets through). Results: OUT/w8-results.json and a
 table on stderr. Each run is bounded by the bench's run limit.
 """
 import json
@@ -29,7 +30,10 @@ from .process import run_timed
 
 FAST, SLOW = 400, 50
 HOSTS = [(f"127.0.0.{i}", FAST if i <= 5 else SLOW) for i in range(2, 10)]
-GLOBAL_RATES = (400, 100)
+# One budget for all hosts: a list sorted by host meets one slow host at a time, so 64/s (28%
+# over a 50/s host) keeps 429s near 3% of the run; 400/s, the fast hosts' limit, draws a storm
+# on every slow host and retries for minutes.
+GLOBAL_RATES = (64,)
 
 CONFIG = """
 worker_processes 1;
@@ -62,13 +66,21 @@ SERVER = """    server {{
     }}"""
 
 
+def _burst(rate):
+    """limit_req's burst for a host: a tenth of a second of its rate. nginx judges each request
+    when its one worker gets to it, so requests sent evenly arrive in clumps when that worker was
+    busy with the other hosts; a twentieth of a second refused some of a client holding 7% under
+    the limit."""
+    return rate // 10 + 2
+
+
 def _start(bench, folder, port):
     (folder / "tmp").mkdir(parents=True, exist_ok=True)
     (folder / "w8.json").write_text('{"ok":true}\n')
     os.chmod(folder, 0o755)
     os.chmod(folder / "w8.json", 0o644)
     zones = "\n".join(ZONE.format(n=n, rate=rate) for n, (_, rate) in enumerate(HOSTS))
-    servers = "\n".join(SERVER.format(host=host, port=port, dir=folder, n=n, burst=rate // 20 + 2)
+    servers = "\n".join(SERVER.format(host=host, port=port, dir=folder, n=n, burst=_burst(rate))
                         for n, (host, rate) in enumerate(HOSTS))
     (folder / "nginx.conf").write_text(CONFIG.format(dir=folder, zones=zones, servers=servers))
     process = subprocess.Popen([bench.nginx, "-e", f"{folder}/error.log", "-p", str(folder),
@@ -95,7 +107,8 @@ def _log_lines(log, start):
 
 
 def _judge(lines, rate_of):
-    """429s, and per host the busiest second of 200s and the seconds above its limit."""
+    """429s, and per host the busiest second of 200s and the longest run of consecutive seconds
+    above its limit (its rate plus the burst limit_req lets through at once)."""
     throttled = 0
     seconds = {}
     for line in lines:
@@ -109,10 +122,13 @@ def _judge(lines, rate_of):
             key = (host, int(float(msec)))
             seconds[key] = seconds.get(key, 0) + 1
     busiest, over = {}, {}
-    for (host, _), count in seconds.items():
+    for (host, second), count in sorted(seconds.items()):
         busiest[host] = max(busiest.get(host, 0), count)
-        if count > rate_of[host]:
-            over[host] = over.get(host, 0) + 1
+        if count > rate_of[host] + _burst(rate_of[host]):
+            run = 1
+            while seconds.get((host, second - run), 0) > rate_of[host] + _burst(rate_of[host]):
+                run += 1
+            over[host] = max(over.get(host, 0), run)
     return throttled, busiest, over
 
 
@@ -128,48 +144,54 @@ def run(bench):
     urls = folder / "w8.urls"
     urls.write_text("".join(f"http://{host}:{port}/w8?n={n}\n" for host, _ in HOSTS for n in range(counts[host])))
     rules = ",".join(f"{host}={rate}/s" for host, rate in HOSTS)
-    modes = [("fetch --host-rate (the limits)", ["--host-rate", rules]), ("fetch --adaptive", ["--adaptive"])]
-    modes += [(f"fetch --rate {rate}", ["--rate", str(rate)]) for rate in GLOBAL_RATES]
-    modes += [("fetch (no limits)", [])]
+    modes = [("fetch --host-rate (the limits)", ["--host-rate", rules], s.run_limit),
+             ("fetch --adaptive", ["--adaptive"], s.run_limit)]
+    modes += [(f"fetch --rate {rate}", ["--rate", str(rate)], s.run_limit) for rate in GLOBAL_RATES]
+    # Without limits each 429 pauses its host for a growing backoff, for minutes: a minute says enough.
+    modes += [("fetch (no limits)", [], min(60, s.run_limit))]
     process = _start(bench, folder, port)
     if process is None:
         return
     rate_of = dict(HOSTS)
     log = folder / "w8.log"
-    results = {name: [] for name, _ in modes}
+    results = {name: [] for name, _, _ in modes}
     say(f"W8: {total} URLs over 8 hosts sorted by host (4 × {counts[HOSTS[0][0]]} at {FAST}/s, "
         f"4 × {counts[HOSTS[-1][0]]} at {SLOW}/s: ideal {ideal:.1f} s), nginx limit_req on {HOSTS[0][0]}…{HOSTS[-1][0]}")
     try:
         for round_number in range(1, s.rounds + 1):
-            for name, extra in modes:
+            for name, extra, limit in modes:
                 start = log.stat().st_size if log.exists() else 0
                 command = [str(bench.batchfetch), "fetch", "-q", "-i", str(urls), "-c", str(s.concurrency),
                            "--order", "completion", "--retries", "20", "-o", "/dev/null", *extra]
                 with open(bench.logs / "w8.stderr", "ab") as err:
-                    usage = run_timed(command, s.run_limit, stdout=subprocess.DEVNULL, stderr=err)
+                    usage = run_timed(command, limit, stdout=subprocess.DEVNULL, stderr=err)
                 time.sleep(0.2)  # nginx writes its log lines as each request ends
                 throttled, busiest, over = _judge(_log_lines(log, start), rate_of)
-                row = {"round": round_number, "exit": usage.exit, "wall_s": usage.wall_s, "ideal_s": ideal,
+                row = {"round": round_number, "exit": usage.exit, "limit_s": limit, "wall_s": usage.wall_s, "ideal_s": ideal,
                        "throttled": throttled, "requests": total + throttled, "busiest_per_second": busiest,
                        "seconds_over_limit": over}
                 results[name].append(row)
+                if usage.exit == 124:
+                    say(f"W8 round {round_number}  {name}: killed at its limit ({limit} s)")
                 say(f"W8 round {round_number}  {name:<32} {usage.wall_s:6.2f} s  {usage.wall_s / ideal:5.2f}× ideal  "
                     f"{throttled:5d} 429s ({100 * throttled / (total + throttled):4.1f}%)  "
-                    f"seconds over a limit: {sum(over.values())}  exit {usage.exit}")
+                    f"longest run over a limit: {max(over.values(), default=0)} s  exit {usage.exit}")
     finally:
         process.terminate()
         process.wait()
-    lines = ["| W8 run | wall ÷ ideal | 429s | 429s % | seconds over a host's limit | ok runs |",
+    lines = ["| W8 run | wall ÷ ideal | 429s | 429s % | longest run of seconds over a host's limit | ok runs |",
              "|---|---:|---:|---:|---:|---:|"]
     for name, rows in results.items():
         if not rows:
             continue
-        ratio = statistics.median(r["wall_s"] / r["ideal_s"] for r in rows)
+        finished = [r["wall_s"] / r["ideal_s"] for r in rows if r["exit"] != 124]
+        limit = rows[0]["limit_s"]
+        ratio = f"{statistics.median(finished):.2f}×" if finished else f"> {limit / ideal:.1f}× (killed at {limit} s)"
         throttled = statistics.median(r["throttled"] for r in rows)
         share = statistics.median(100 * r["throttled"] / r["requests"] for r in rows)
-        over = max(sum(r["seconds_over_limit"].values()) for r in rows)
+        over = max(max(r["seconds_over_limit"].values(), default=0) for r in rows)
         ok = sum(1 for r in rows if r["exit"] == 0)
-        lines.append(f"| {name} | {ratio:.2f}× | {throttled:.0f} | {share:.1f}% | {over} | {ok}/{len(rows)} |")
+        lines.append(f"| {name} | {ratio} | {throttled:.0f} | {share:.1f}% | {over} | {ok}/{len(rows)} |")
     table = "\n".join(lines) + "\n"
     sys.stderr.write("\n" + table + "\n")
     bench.out.mkdir(parents=True, exist_ok=True)
