@@ -248,9 +248,8 @@ struct EngineTests {
         let server = try await TestHTTPServer.start()
         let url = "\(server.baseURL)/ok"
         try await server.shutdown()
-        // Quickly: on the refusal itself, not at a timeout (that would end as one, and in 60 s).
         var configuration = Engine.Configuration.testing(retries: 0)
-        configuration.connectTimeout = .seconds(60)
+        configuration.connectTimeout = .seconds(60)  // quickly: a timeout would end as one
         let result = try await withEngine(configuration: configuration) { engine in
             await engine.fetch(Request(url))
         }
@@ -267,8 +266,7 @@ struct EngineTests {
                 await engine.fetch(Request("\(server.baseURL)/hang"))
             }
             #expect(result.error?.kind == .timeout)
-            // The 300 ms limit ended it, not the testing configuration's 10 s (libcurl's own clock).
-            let total = try #require(result.details?.timings?.total)
+            let total = try #require(result.details?.timings?.total)  // libcurl's clock: 300 ms, not 10 s
             #expect(total >= .milliseconds(300) && total < .seconds(10))
         }
     }
@@ -366,8 +364,7 @@ struct EngineTests {
             }
             let elapsed = Date().timeIntervalSince(started)
             #expect(results.count == 21)
-            // At least the spacing; that it is no slower than the rate is the state machine's to
-            // show on its fake clock (EngineStateMachineTests), not a loaded machine's wall clock.
+            // No faster than the rate; no slower is shown on the state machine's fake clock.
             #expect(elapsed >= 0.38, "21 requests at 50/s took \(elapsed) s")
         }
     }
