@@ -79,7 +79,7 @@ struct BenchSeriesTests {
             let points = try self.lines(series).map { try JSONDecoder().decode(Point.self, from: Data($0.utf8)) }
             #expect(points.reduce(0) { $0 + $1.intended } == 400)
             let intended = points.map(\.intended)
-            #expect(intended.count >= 12, "\(intended)")
+            try #require(intended.count >= 12, "\(intended)")
             // Rising on the ramp, flat on the plateau (50 per 100 ms), falling after.
             #expect(intended[0] < intended[2] && intended[2] < intended[4], "\(intended)")
             #expect(intended[5...7].allSatisfy { (49...51).contains($0) }, "\(intended)")

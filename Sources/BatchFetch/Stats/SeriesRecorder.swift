@@ -111,6 +111,17 @@ public final class SeriesRecorder: Sendable {
     ///   run's end (it is stopped after the end is measured): the last cut is then moved to that
     ///   boundary, and left out when nothing happened since, so intervals never overlap or go back.
     public func cut(at instant: ContinuousClock.Instant, final: Bool = false) {
+        if final {
+            // A ticker starved by a busy machine may have missed boundaries before the end: each
+            // still gets its point (its intended count exact; what was measured goes to the first).
+            while true {
+                let next = self.cutter.withLock { $0.lastCut } + self.interval
+                guard next < instant else {
+                    break
+                }
+                self.cut(at: next)
+            }
+        }
         self.cutter.withLock { cutter in
             let instant = Swift.max(instant, cutter.lastCut)
             self.current.withLock { swap(&$0, &cutter.spare) }
