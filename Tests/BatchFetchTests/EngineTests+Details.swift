@@ -101,7 +101,8 @@ extension EngineTests {
             }
             #expect(result.error?.kind == .timeout)
             let timings = try #require(result.details?.timings)
-            #expect(timings.total >= .milliseconds(300) && timings.total < .seconds(5))
+            // libcurl starts its timeout's clock a moment before its total's: a loaded machine saw 29x ms.
+            #expect(timings.total >= .milliseconds(250) && timings.total < .seconds(5))
             #expect(timings.phases.firstByte >= .milliseconds(290), "the wait for a byte that never came")
         }
     }
