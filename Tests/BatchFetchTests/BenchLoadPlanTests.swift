@@ -56,4 +56,20 @@ struct BenchLoadPlanTests {
         let fast = OpenLoopSchedule(requestsPerSecond: 3, stop: .count(.max))
         #expect(fast.offset(of: 3_000_000) == .seconds(1_000_000))
     }
+
+    /// The open loop's batches: each handed over in an array of its own size, the batch buffer
+    /// keeping its capacity (no read-ahead-sized allocation per batch, held while it is answered).
+    @Test func aBatchIsHandedOverAtItsOwnSizeAndTheBufferKeepsItsCapacity() {
+        var buffer: [Request] = []
+        buffer.reserveCapacity(256)
+        let capacity = buffer.capacity
+        var taken: [[Request]] = []
+        for round in 0..<100 {
+            buffer.append(Request("http://h/\(round)"))
+            taken.append(LoadGenerator.takeAll(&buffer))
+            #expect(buffer.isEmpty && buffer.capacity == capacity, "round \(round)")
+        }
+        #expect(taken.allSatisfy { $0.count == 1 && $0.capacity < 16 }, "\(taken.map(\.capacity).max() ?? 0)")
+        #expect(taken.map { $0[0].url } == (0..<100).map { "http://h/\($0)" })
+    }
 }
