@@ -156,6 +156,30 @@ struct BenchSeriesTests {
         }
     }
 
+    /// `--json` takes its series from the temporary file the points were written to as they were
+    /// cut (nothing kept in memory): the report's `series` is the `--series` file, point for point
+    /// and byte for byte, and parses as part of one JSON object.
+    @Test func theJSONReportsSeriesIsTheSeriesFileByteForByte() async throws {
+        try await ReplicaServer.withServer { server in
+            let directory = try ScratchDirectory("bench-series-json")
+            let series = directory.path("series.ndjson")
+            let output = try await Executable.batchfetch().runOffPool([
+                "bench", server.url("list.php?c=list"), "-n", "300", "-c", "4", "--series", series,
+                "--interval", "20ms", "--json", "--label", "spilled",
+            ])
+            #expect(output.status == 0, "\(output)")
+            let lines = try self.lines(series)
+            #expect(lines.count >= 2, "\(lines.count) points")
+            #expect(output.stdout.contains("\"series\":[" + lines.joined(separator: ",") + "]"))
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+            let points = try #require(report["series"] as? [[String: Any]])
+            #expect(points.count == lines.count)
+            #expect(points.reduce(0) { $0 + ($1["done"] as? Int ?? 0) } == 300)
+            #expect((report["settings"] as? [String: Any])?["label"] as? String == "spilled")
+        }
+    }
+
     @Test func benchAndBenchRunAreTheSameCommandWithURLsOrAFile() async throws {
         try await ReplicaServer.withServer { server in
             let directory = try ScratchDirectory("bench-spellings")

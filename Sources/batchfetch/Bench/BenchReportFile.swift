@@ -29,6 +29,30 @@ enum BenchReportFile {
         return Array(data) + [0x0A]
     }
 
+    /// Writes `report` as ``encoded(_:)`` does, with the points in `spill` as its series (in
+    /// place of `report.series`), copied from the file rather than held in memory.
+    /// - Returns: `false` when the spilled points could not be written or read back.
+    static func write(_ report: BenchReport, series spill: BenchSeriesSpill, to output: FileHandleOutput) -> Bool {
+        var report = report
+        report.series = []
+        let bytes = Self.encoded(report)
+        // Keys are sorted and quotes inside strings escaped, so this is the key's one occurrence.
+        let marker = Array(#""series":["#.utf8)
+        guard spill.failure == nil,
+            let start = bytes.indices.dropLast(marker.count).first(where: {
+                bytes[$0] == marker[0] && bytes[$0..<($0 + marker.count)].elementsEqual(marker)
+            })
+        else {
+            output.write(bytes)
+            return false
+        }
+        let split = start + marker.count
+        output.write(Array(bytes[..<split]))
+        let copied = spill.copy(to: output)
+        output.write(Array(bytes[split...]))
+        return copied
+    }
+
     private static func reason(_ error: any Error) -> String {
         switch error {
         case DecodingError.keyNotFound(let key, _):

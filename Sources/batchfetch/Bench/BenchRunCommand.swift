@@ -147,7 +147,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             pacing: self.loadStages.map { .staged($0) } ?? self.engine.rate.map { .openLoop(requestsPerSecond: $0) }
                 ?? .closedLoop)
         let hdrFile = try self.hdr.map { try FileHandleOutput.opening($0) }
-        let seriesOutput = try BenchSeriesOutput(series: self.series, hdrLog: self.hdrLog)
+        let seriesOutput = try BenchSeriesOutput(series: self.series, hdrLog: self.hdrLog, spill: self.json)
         var configuration = self.engine.configuration()
         configuration.headers = try self.request.fields()
         // A load generator should send only what it is asked to, and Accept-Encoding costs libcurl
@@ -160,7 +160,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         let series =
             self.recordsSeries
             ? SeriesRecorder(
-                interval: self.intervalDuration, keepsPoints: self.json, intendedBy: { plan.intendedCount(by: $0) },
+                interval: self.intervalDuration, keepsPoints: false, intendedBy: { plan.intendedCount(by: $0) },
                 onPoint: { seriesOutput.write($0) })
             : nil
         if let series {
@@ -183,9 +183,15 @@ struct BenchRunCommand: AsyncParsableCommand {
             stop: self.stop, interval: self.intervalDuration,
             retries: self.engine.retries)
         report.settings?.stages = self.stages
-        report.series = run.series
-        let outputsFailed = !seriesOutput.finish()
-        if self.json {
+        var outputsFailed = !seriesOutput.finish()
+        if let spill = seriesOutput.spill {
+            if !BenchReportFile.write(report, series: spill, to: FileHandleOutput.standardOutput) {
+                let reason = spill.failure.map { String(cString: strerror($0)) } ?? "it could not be read back"
+                FileHandleOutput.standardError.write(
+                    "batchfetch: the report's series is incomplete: its temporary file failed (\(reason))\n")
+                outputsFailed = true
+            }
+        } else if self.json {
             FileHandleOutput.standardOutput.write(BenchReportFile.encoded(report))
         } else if self.quiet {
             FileHandleOutput.standardOutput.write(report.summaryLine + "\n")

@@ -4,20 +4,24 @@ import Foundation
 /// Where `bench` writes its time series as the run goes: `--series` (one JSON line per interval)
 /// and `--hdr-log` (HdrHistogram's interval log, which its tools and libraries read). Written
 /// and flushed an interval at a time from the series' cutting task, so a long run can be
-/// watched (`tail -f`) and an interrupted one keeps every interval it completed.
+/// watched (`tail -f`) and an interrupted one keeps every interval it completed. For `--json`,
+/// each point also goes to a ``BenchSeriesSpill``, from which the report takes its series.
 final class BenchSeriesOutput: Sendable {
     private let series: FileHandleOutput?
     private let seriesPath: String?
     private let hdrLog: FileHandleOutput?
     private let hdrLogPath: String?
+    /// Where the points wait for the `--json` report, when there is one.
+    let spill: BenchSeriesSpill?
 
     /// Opens the files asked for.
     /// - Throws: ``ExitCode/usage`` when one cannot be created (said on standard error).
-    init(series: String?, hdrLog: String?) throws {
+    init(series: String?, hdrLog: String?, spill: Bool) throws {
         self.series = try series.map { try FileHandleOutput.opening($0) }
         self.seriesPath = series
         self.hdrLog = try hdrLog.map { try FileHandleOutput.opening($0) }
         self.hdrLogPath = hdrLog
+        self.spill = spill ? try BenchSeriesSpill() : nil
     }
 
     /// Writes the interval log's header, for a run that started at `startTime` (Unix seconds).
@@ -42,12 +46,17 @@ final class BenchSeriesOutput: Sendable {
 
     /// Writes one interval.
     func write(_ point: SeriesPoint) {
-        if let series = self.series {
+        if self.series != nil || self.spill != nil {
+            // As BenchReportFile encodes the report, so a spilled point reads as one kept in it.
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             if let data = try? encoder.encode(point) {
-                series.write(Array(data) + [0x0A])
-                series.flush()
+                let json = Array(data)
+                self.spill?.append(json)
+                if let series = self.series {
+                    series.write(json + [0x0A])
+                    series.flush()
+                }
             }
         }
         if let hdrLog = self.hdrLog {
