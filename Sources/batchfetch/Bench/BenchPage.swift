@@ -3,7 +3,10 @@ import Foundation
 /// The page `bench report` writes: HTML, CSS and a small SVG charting script, all inline with
 /// the data, so it opens from disk, mailed or archived, with no network. When the script has
 /// drawn every chart it sets `data-status="ok"` on `<body>` and says so in `#status` (what the
-/// headless-browser test reads); on a script error, `data-status="error"` and the message.
+/// headless-browser test reads), and `data-render-ms` to the milliseconds from the start of the
+/// page's navigation to the end of drawing; on a script error, `data-status="error"` and the
+/// message. Each chart's element carries `data-points` (points drawn) and the time charts
+/// `data-stages` (stage boundaries drawn).
 enum BenchPage {
     static func html(title: String, data: BenchPageData) -> String {
         let encoder = JSONEncoder()
@@ -28,11 +31,12 @@ enum BenchPage {
         h1{font-size:20px}h2{font-size:15px;margin:22px 0 4px}
         table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 9px;border-bottom:1px solid #ddd;text-align:right}
         th:first-child,td:first-child{text-align:left}.legend span{margin-right:14px}.sw{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle}
-        .chart svg{background:#fff;border:1px solid #eee}#status{color:#888;font-size:12px}
+        .chart svg{background:#fff;border:1px solid #eee}#status,#notes{color:#888;font-size:12px}
         </style></head>
         <body data-status="loading"><h1>{{TITLE}}</h1>
         <div class="legend" id="legend"></div>
         <table id="summary"></table>
+        <p id="notes"></p>
         <h2>Latency over time (ms): band p50–p99, dashed p99.9</h2><div class="chart" id="latency"></div>
         <h2>Percentile spectrum (ms), HdrHistogram's axis</h2><div class="chart" id="spectrum"></div>
         <h2>Throughput over time (requests/s)</h2><div class="chart" id="throughput"></div>
@@ -73,7 +77,8 @@ enum BenchPage {
             for (let v = 0; v <= max + 1e-9; v += step) ticks.push({v: v, label: fmt(v) + "s"});
             return ticks;
           }
-          // spec: {xMin, xMax, yMax, xTicks: [{v, label}], lines: [{color, points: [[x, y]], dash, band: [[x, lo, hi]]}]}
+          // spec: {xMin, xMax, yMax, xTicks: [{v, label}], lines: [{color, points: [[x, y]], dash, band: [[x, lo, hi]]}],
+          //        marks: [{t, color}] (vertical lines: stage boundaries)}
           function chart(id, spec) {
             const W = 900, H = 300, L = 64, R = 40, T = 12, B = 30;
             const host = document.getElementById(id);
@@ -107,6 +112,16 @@ enum BenchPage {
               }
             }
             host.setAttribute("data-points", String(drawn));
+            if (spec.marks) {
+              let marks = 0;
+              for (const mark of spec.marks) {
+                if (!(mark.t >= spec.xMin && mark.t <= spec.xMax)) continue;
+                el("line", {x1: x(mark.t), y1: T, x2: x(mark.t), y2: H - B, stroke: mark.color, "stroke-width": 1.2,
+                  "stroke-dasharray": "2,3", "class": "stage"}, svg);
+                marks += 1;
+              }
+              host.setAttribute("data-stages", String(marks));
+            }
             return drawn;
           }
           const runs = data.runs;
@@ -139,9 +154,15 @@ enum BenchPage {
             return run.series.filter(row => row[9] >= longest / 2);
           };
           const color = i => colors[i % colors.length];
+          const marks = runs.flatMap((run, i) => run.stages.map(t => ({t: t, color: color(i)})));
+          const notes = [];
+          if (marks.length > 0) notes.push("Dotted vertical lines: where one --stages stage ends and the next begins.");
+          runs.filter(run => run.intervalsPerRow > 1).forEach(run => notes.push(run.label + ": each point stands for " +
+            run.intervalsPerRow + " intervals (their rates over the group, the largest of their percentiles)."));
+          document.getElementById("notes").textContent = notes.join(" ");
           const counts = [];
           counts.push(chart("latency", {
-            xMin: 0, xMax: tMax, xTicks: timeTicks(tMax),
+            xMin: 0, xMax: tMax, xTicks: timeTicks(tMax), marks: marks,
             yMax: niceMax(Math.max(...runs.flatMap(r => answered(r).map(row => row[6])), 0)),
             lines: runs.flatMap((run, i) => [
               {color: color(i), band: answered(run).map(row => [row[0], row[3], row[5]]),
@@ -160,16 +181,17 @@ enum BenchPage {
             lines: spectra.map((points, i) => ({color: color(i), points: points})),
           }));
           counts.push(chart("throughput", {
-            xMin: 0, xMax: tMax, xTicks: timeTicks(tMax),
+            xMin: 0, xMax: tMax, xTicks: timeTicks(tMax), marks: marks,
             yMax: niceMax(Math.max(...runs.flatMap(r => whole(r).map(row => row[1])), 0)),
             lines: runs.map((run, i) => ({color: color(i), points: whole(run).map(row => [row[0], row[1]])})),
           }));
           counts.push(chart("statuses", {
-            xMin: 0, xMax: tMax, xTicks: timeTicks(tMax),
+            xMin: 0, xMax: tMax, xTicks: timeTicks(tMax), marks: marks,
             yMax: niceMax(Math.max(1, ...runs.flatMap(r => whole(r).map(row => row[8])))),
             lines: runs.map((run, i) => ({color: color(i), points: whole(run).map(row => [row[0], row[8]])})),
           }));
           const empty = counts.filter(n => n === 0).length;
+          document.body.setAttribute("data-render-ms", String(Math.round(performance.now())));
           document.body.setAttribute("data-status", empty === 0 ? "ok" : "empty");
           // Milliseconds from the start of navigation to every chart drawn: how long the page takes to open.
           document.body.setAttribute("data-render-ms", String(Math.round(performance.now())));

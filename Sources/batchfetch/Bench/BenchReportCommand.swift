@@ -32,7 +32,13 @@ struct BenchReportCommand: ParsableCommand {
         try places.check()
         let runs = try self.runs.map { path in
             let name = URL(fileURLWithPath: path).lastPathComponent
-            return BenchPageData.Run(report: try BenchReportFile.read(path), name: name)
+            let report = try BenchReportFile.read(path)
+            do throws(FetchError) {
+                return try BenchPageData.Run(report: report, name: name)
+            } catch {
+                FileHandleOutput.standardError.write("batchfetch: \(path): \(error.message)\n")
+                throw ExitCode.usage
+            }
         }
         let page = BenchPage.html(title: self.title, data: BenchPageData(title: self.title, runs: runs))
         let file = try FileHandleOutput.opening(self.html)
@@ -44,53 +50,4 @@ struct BenchReportCommand: ParsableCommand {
             throw ExitCode.someFailed
         }
     }
-}
-
-/// What the page's script draws, as compact JSON: per run its figures, spectrum and series rows.
-struct BenchPageData: Encodable {
-    struct Run: Encodable {
-        var label: String
-        var mode: String
-        var requests: Int
-        var ok: Int
-        var failed: Int
-        var seconds: Double
-        var rps: Double
-        var mbps: Double
-        var latency: BenchReport.Latency?
-        /// [percentile, milliseconds] pairs.
-        var spectrum: [[Double]]
-        /// [t_s, req/s, MB/s, p50, p90, p99, p99.9, max, not-ok per second, interval_s] rows; a
-        /// missing percentile (no response in the interval) is -1.
-        var series: [[Double]]
-
-        init(report: BenchReport, name: String) {
-            self.label = report.settings?.label ?? name
-            self.mode = report.mode
-            self.requests = report.requests
-            self.ok = report.ok
-            self.failed = report.failed
-            self.seconds = report.durationSeconds
-            self.rps = report.requestsPerSecond
-            self.mbps = report.megabytesPerSecond
-            self.latency = report.latency
-            let histogram = report.histograms.flatMap { try? LatencyHistogram(encoded: $0.latency) }
-            self.spectrum = (histogram?.spectrum() ?? []).map { step in
-                let (seconds, attoseconds) = step.duration.components
-                return [step.percentile, Double(seconds) * 1000 + Double(attoseconds) / 1e15]
-            }
-            self.series = (report.series ?? []).map { point in
-                let latency = point.latency
-                let notOk = point.intervalSeconds > 0 ? Double(point.done - point.ok) / point.intervalSeconds : 0
-                return [
-                    point.offsetSeconds, point.requestsPerSecond, point.megabytesPerSecond, latency?.p50 ?? -1,
-                    latency?.p90 ?? -1, latency?.p99 ?? -1, latency?.p99_9 ?? -1, latency?.max ?? -1, notOk,
-                    point.intervalSeconds,
-                ]
-            }
-        }
-    }
-
-    var title: String
-    var runs: [Run]
 }
