@@ -62,6 +62,13 @@ let package = Package(
             pkgConfig: "libssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        // zlib's inflate, found through pkg-config: HdrHistogram's compressed encoding as other tools write it.
+        .systemLibrary(
+            name: "CZlib",
+            path: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // SIMD loops over bodies (SSE2 to AVX-512, NEON): JSON string escaping, JSON validation, base64.
         .systemLibrary(name: "CBytes", path: "CBytes"),
         // mallopt, sync_file_range and O_TMPFILE, which Swift's Glibc module does not expose.
@@ -75,6 +82,7 @@ let package = Package(
                 "CLinux",
                 "CSQLite",
                 "CSSL",
+                "CZlib",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

@@ -25,8 +25,8 @@ extension BenchReport {
             guard report.mode == first.mode, settings.intervalSeconds == firstSettings.intervalSeconds else {
                 throw Self.mergeError("report \(number + 1) differs from the first in mode or --interval")
             }
-            latency.add(try LatencyHistogram(encoded: histograms.latency))
-            service.add(try LatencyHistogram(encoded: histograms.service))
+            latency.add(try Self.histogram(histograms.latency, of: number))
+            service.add(try Self.histogram(histograms.service, of: number))
             start = Swift.min(start, settings.startTime)
             end = Swift.max(end, settings.startTime + report.durationSeconds)
         }
@@ -65,37 +65,43 @@ extension BenchReport {
         return merged
     }
 
+    /// The reports' series, points aligned to the nearest interval boundary from `start` and added.
+    /// One interval's histograms at a time (each is ~190 KB in memory), so merging hour-long runs
+    /// takes the points' size, not thousands of histograms.
     private static func mergedSeries(_ reports: [BenchReport], start: Double, interval: Double) throws(FetchError)
         -> [SeriesPoint]
     {
-        struct Slot {
-            var latency = LatencyHistogram()
-            var service = LatencyHistogram()
-            var points: [SeriesPoint] = []
-        }
         guard interval > 0 else {
             return []
         }
-        var slots: [Int: Slot] = [:]
-        for report in reports {
+        var keyed: [(key: Int, report: Int, point: SeriesPoint)] = []
+        for (number, report) in reports.enumerated() {
             for point in report.series ?? [] {
-                let key = Swift.max(1, Int(((point.time - start) / interval).rounded()))
-                var slot = slots[key] ?? Slot()
-                slot.latency.add(try LatencyHistogram(encoded: point.latencyHistogram))
-                slot.service.add(try LatencyHistogram(encoded: point.serviceHistogram))
-                slot.points.append(point)
-                slots[key] = slot
+                keyed.append((Swift.max(1, Int(((point.time - start) / interval).rounded())), number, point))
             }
         }
-        return slots.keys.sorted().compactMap { key in
-            guard let slot = slots[key] else {
-                return nil
+        keyed.sort { $0.key < $1.key }
+        var latency = LatencyHistogram()
+        var service = LatencyHistogram()
+        var merged: [SeriesPoint] = []
+        var first = 0
+        while first < keyed.count {
+            let key = keyed[first].key
+            var end = first
+            while end < keyed.count && keyed[end].key == key {
+                end += 1
+            }
+            latency.reset()
+            service.reset()
+            for part in keyed[first..<end] {
+                latency.add(try Self.histogram(part.point.latencyHistogram, of: part.report))
+                service.add(try Self.histogram(part.point.serviceHistogram, of: part.report))
             }
             let offset = Double(key) * interval
             var point = SeriesPoint(
                 offsetSeconds: BenchRecorder.rounded(offset, 6), intervalSeconds: interval,
-                time: BenchRecorder.rounded(start + offset, 6), latency: slot.latency, service: slot.service)
-            for part in slot.points {
+                time: BenchRecorder.rounded(start + offset, 6), latency: latency, service: service)
+            for part in keyed[first..<end].map(\.point) {
                 point.intended += part.intended
                 point.sent += part.sent
                 point.done += part.done
@@ -106,7 +112,18 @@ extension BenchReport {
                 point.errors.merge(part.errors, uniquingKeysWith: +)
             }
             point.computeRates()
-            return point
+            merged.append(point)
+            first = end
+        }
+        return merged
+    }
+
+    /// The histogram `text` of report `number` (counted from 0), or an error naming the report.
+    private static func histogram(_ text: String, of number: Int) throws(FetchError) -> LatencyHistogram {
+        do {
+            return try LatencyHistogram(encoded: text)
+        } catch {
+            throw Self.mergeError("report \(number + 1): \(error.message)")
         }
     }
 

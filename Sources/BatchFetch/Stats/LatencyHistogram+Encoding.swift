@@ -10,9 +10,10 @@ import Foundation
 /// LEB128 varints, a negative one standing for that many empty buckets.
 ///
 /// The zlib stream is written with stored (uncompressed) DEFLATE blocks: every inflater reads
-/// them, the varint payload is already compact (empty ranges are runs), and it keeps zlib, which
-/// the package does not link, out of the build. Reading accepts stored blocks only, so it reads
-/// what batchfetch wrote; a histogram compressed by another tool is refused with a clear error.
+/// them and the varint payload is already compact (empty ranges are runs). Reading goes through
+/// zlib's inflate, so it takes compressed blocks too, as HdrHistogram's own libraries write them,
+/// and any layout (significant digits, lowest and highest trackable value): each count is added
+/// at its bucket's lowest value, in microseconds, to batchfetch's layout.
 extension LatencyHistogram {
     static let compressedCookie: UInt32 = 0x1c84_9314
     static let encodingCookie: UInt32 = 0x1c84_9313
@@ -55,64 +56,130 @@ extension LatencyHistogram {
         return Data(outer).base64EncodedString()
     }
 
-    /// Reads a histogram written by ``encoded``.
+    /// Reads a histogram in HdrHistogram's compressed V2 encoding (base64): one batchfetch wrote,
+    /// or one from HdrHistogram's libraries, whose values must be microseconds.
     ///
     /// - Throws: ``FetchError`` of kind ``FetchError/Kind/invalidResponse`` naming what is wrong
-    ///   (not base64, a wrong cookie, a different histogram layout, compressed DEFLATE blocks).
+    ///   (not base64, a wrong cookie, a damaged or truncated DEFLATE stream, a layout no
+    ///   HdrHistogram writes, a count cut short).
     public init(encoded text: String) throws(FetchError) {
         self.init()
-        guard let data = Data(base64Encoded: text) else {
+        guard let data = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw Self.decodingError("not base64")
         }
         let outer = [UInt8](data)
         guard outer.count >= 8, Self.readUInt32(outer, 0) & ~0xf0 == Self.compressedCookie & ~0xf0 else {
             throw Self.decodingError("not a compressed V2 histogram (wrong cookie)")
         }
-        guard Int(Self.readUInt32(outer, 4)) == outer.count - 8 else {
-            throw Self.decodingError("its length field does not match its size")
+        let length = Int(Self.readUInt32(outer, 4))
+        guard length <= outer.count - 8 else {
+            throw Self.decodingError("it is cut short (\(outer.count - 8) of \(length) compressed bytes)")
         }
-        guard let inner = ZlibStored.unwrap(outer[8...]) else {
-            throw Self.decodingError(
-                "its DEFLATE stream is compressed or damaged (batchfetch reads the stored blocks it writes)")
+        let inner: [UInt8]
+        switch ZlibInflate.inflate(outer[8..<(8 + length)], limit: Self.largestPayload) {
+        case .success(let bytes):
+            inner = bytes
+        case .failure(.truncated):
+            throw Self.decodingError("its DEFLATE stream is cut short")
+        case .failure(.damaged(let reason)):
+            throw Self.decodingError("its DEFLATE stream is damaged (\(reason))")
+        case .failure(.tooLarge):
+            throw Self.decodingError("it inflates to more than \(Self.largestPayload) bytes")
+        case .failure(.unavailable):
+            throw Self.decodingError("zlib could not start (out of memory)")
         }
         guard inner.count >= 40, Self.readUInt32(inner, 0) & ~0xf0 == Self.encodingCookie & ~0xf0 else {
             throw Self.decodingError("its payload is not a V2 histogram")
         }
         let payloadLength = Int(Self.readUInt32(inner, 4))
-        let digits = Self.readUInt32(inner, 12)
-        let lowest = Self.readUInt64(inner, 16)
-        let highest = Self.readUInt64(inner, 24)
-        guard digits == UInt32(self.histogram.numberOfSignificantValueDigits.rawValue),
-            lowest == self.histogram.lowestDiscernibleValue, highest <= self.histogram.highestTrackableValue,
-            40 + payloadLength <= inner.count
-        else {
+        let layout = Layout(
+            digits: Self.readUInt32(inner, 12), lowest: Self.readUInt64(inner, 16), highest: Self.readUInt64(inner, 24))
+        guard let layout, Self.readUInt32(inner, 8) == 0, 40 + payloadLength <= inner.count else {
             throw Self.decodingError(
-                "its layout (\(digits) digits, \(lowest)...\(highest)) is not batchfetch's (3 digits, 1 us to 1 h)")
+                "its header is not one HdrHistogram writes (\(Self.readUInt32(inner, 12)) digits, values "
+                    + "\(Self.readUInt64(inner, 16))...\(Self.readUInt64(inner, 24)), normalizing offset "
+                    + "\(Self.readUInt32(inner, 8)), payload \(payloadLength) of \(inner.count - 40) bytes)")
         }
         var position = 40
         var index = 0
         let end = 40 + payloadLength
-        let indexLimit = self.countsIndexLimit
         while position < end {
             guard let value = Self.readZigZag(inner, &position, end: end) else {
                 throw Self.decodingError("a count is cut short")
             }
             if value < 0 {
-                index += Int(clamping: -value)
-            } else {
-                guard index < indexLimit else {
-                    throw Self.decodingError("a count lies past the highest trackable value")
+                let (skipped, overflow) = index.addingReportingOverflow(Int(clamping: value.magnitude))
+                guard !overflow else {
+                    throw Self.decodingError("a run of empty buckets lies past the largest value a histogram holds")
                 }
+                index = skipped
+            } else {
                 if value > 0 {
-                    _ = self.histogram.record(Self.value(atIndex: index), count: UInt64(value))
+                    guard let bucketValue = layout.value(atIndex: index) else {
+                        throw Self.decodingError("a count lies past the largest value a histogram holds")
+                    }
+                    self.record(microseconds: bucketValue, count: UInt64(value))
                 }
                 index += 1
             }
         }
     }
 
+    /// The most a compressed histogram may inflate to: 16 MB, far more than any layout with five
+    /// significant digits holds (HdrHistogram's most), so only a damaged or hostile stream is refused.
+    static let largestPayload = 16 << 20
+
     private static func decodingError(_ reason: String) -> FetchError {
         FetchError(kind: .invalidResponse, message: "cannot read an encoded histogram: \(reason)")
+    }
+
+    /// Adds `count` durations of `microseconds`, clamped as ``record(_:)`` clamps.
+    private mutating func record(microseconds: UInt64, count: UInt64) {
+        if microseconds > Self.highestMicroseconds {
+            self.clampedCount += Int(clamping: count)
+            _ = self.histogram.record(Self.highestMicroseconds, count: count)
+        } else {
+            _ = self.histogram.record(microseconds, count: count)
+        }
+    }
+
+    /// The counts array's layout of an encoded histogram, as every HdrHistogram implementation
+    /// computes it from its significant digits and lowest discernible value.
+    struct Layout {
+        let unitMagnitude: Int
+        let subBucketHalfCountMagnitude: Int
+
+        /// `nil` for a header no HdrHistogram writes (digits past 5, a lowest value of 0, a highest
+        /// below twice the lowest).
+        init?(digits: UInt32, lowest: UInt64, highest: UInt64) {
+            guard digits <= 5, lowest >= 1, highest >= 2 * lowest else {
+                return nil
+            }
+            var largestSingleUnit = 2
+            for _ in 0..<digits {
+                largestSingleUnit *= 10
+            }
+            // ceil(log2(largestSingleUnit)), the sub-bucket count's magnitude.
+            let subBucketCountMagnitude = Int.bitWidth - (largestSingleUnit - 1).leadingZeroBitCount
+            self.unitMagnitude = Int(UInt64.bitWidth - 1 - lowest.leadingZeroBitCount)
+            self.subBucketHalfCountMagnitude = Swift.max(subBucketCountMagnitude, 1) - 1
+        }
+
+        /// The lowest value of the bucket at `index`; `nil` past what 64 bits hold.
+        func value(atIndex index: Int) -> UInt64? {
+            let halfCount = 1 << self.subBucketHalfCountMagnitude
+            var bucket = (index >> self.subBucketHalfCountMagnitude) - 1
+            var subBucket = (index & (halfCount - 1)) + halfCount
+            if bucket < 0 {
+                subBucket -= halfCount
+                bucket = 0
+            }
+            let shift = bucket + self.unitMagnitude
+            guard shift + self.subBucketHalfCountMagnitude + 1 < UInt64.bitWidth else {
+                return nil
+            }
+            return UInt64(subBucket) << UInt64(shift)
+        }
     }
 
     // The counts array's layout, as every HdrHistogram implementation computes it, for
@@ -127,18 +194,6 @@ extension LatencyHistogram {
         let subBucket = Int(value >> UInt64(bucket))
         return ((bucket + 1) << Self.subBucketHalfCountMagnitude) + subBucket - Self.subBucketHalfCount
     }
-
-    static func value(atIndex index: Int) -> UInt64 {
-        var bucket = (index >> Self.subBucketHalfCountMagnitude) - 1
-        var subBucket = (index & (Self.subBucketHalfCount - 1)) + Self.subBucketHalfCount
-        if bucket < 0 {
-            subBucket -= Self.subBucketHalfCount
-            bucket = 0
-        }
-        return UInt64(subBucket) << UInt64(bucket)
-    }
-
-    private var countsIndexLimit: Int { Self.countsIndex(of: self.histogram.highestTrackableValue) + 1 }
 
     /// The counts array up to the bucket of the largest value recorded (what the format keeps).
     private func countsByIndex() -> [UInt64] {

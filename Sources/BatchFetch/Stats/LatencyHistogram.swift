@@ -12,13 +12,13 @@ public struct LatencyHistogram: Sendable {
     /// The longest duration recorded as itself.
     public static let highestTrackable: Duration = .seconds(3600)
 
-    private static let highestMicroseconds: UInt64 = 3_600_000_000
+    static let highestMicroseconds: UInt64 = 3_600_000_000
 
     // Internal, not private: the V2 codec (LatencyHistogram+Encoding.swift) reads and fills it.
     var histogram: Histogram<UInt64>
 
     /// How many recorded durations were above ``highestTrackable`` and recorded as it.
-    public private(set) var clampedCount = 0
+    public internal(set) var clampedCount = 0
 
     /// An empty histogram.
     public init() {
