@@ -22,6 +22,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "BatchFetch", targets: ["BatchFetch"]),
+        .library(name: "BatchFetchBench", targets: ["BatchFetchBench"]),
+        .library(name: "BatchFetchMerge", targets: ["BatchFetchMerge"]),
         .library(name: "CocktailDB", targets: ["CocktailDB"]),
         .library(name: "CocktailReplica", targets: ["CocktailReplica"]),
         .executable(name: "batchfetch", targets: ["batchfetch"]),
@@ -82,11 +84,23 @@ let package = Package(
                 "CLinux",
                 "CSQLite",
                 "CSSL",
-                "CZlib",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
+            ]
+        ),
+        // bench's load generation, latency histograms and reports: what `batchfetch bench` serves.
+        .target(
+            name: "BatchFetchBench",
+            dependencies: [
+                "BatchFetch",
+                "CZlib",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
+        ),
+        // Merging and sorting record files and shards: what `batchfetch merge` serves.
+        .target(
+            name: "BatchFetchMerge",
+            dependencies: ["BatchFetch"]
         ),
         .target(
             name: "CocktailDB",
@@ -104,6 +118,8 @@ let package = Package(
             name: "batchfetch",
             dependencies: [
                 "BatchFetch",
+                "BatchFetchBench",
+                "BatchFetchMerge",
                 "CLinux",
                 "CocktailDB",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -135,6 +151,8 @@ let package = Package(
             name: "BatchFetchTests",
             dependencies: [
                 "BatchFetch",
+                "BatchFetchBench",
+                "BatchFetchMerge",
                 "CocktailReplica",
                 "TestSupport",
             ]
@@ -144,6 +162,8 @@ let package = Package(
             name: "BatchFetchCLITests",
             dependencies: [
                 "BatchFetch",
+                "BatchFetchBench",
+                "BatchFetchMerge",
                 "CocktailReplica",
                 "TestSupport",
             ]
@@ -152,6 +172,8 @@ let package = Package(
             name: "ReliabilityTests",
             dependencies: [
                 "BatchFetch",
+                "BatchFetchBench",
+                "BatchFetchMerge",
                 "CocktailDB",
                 "CocktailReplica",
                 "TestSupport",

@@ -1,4 +1,5 @@
 import BatchFetch
+import BatchFetchBench
 import CocktailReplica
 import Foundation
 import TestSupport

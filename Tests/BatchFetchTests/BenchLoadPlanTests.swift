@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchBench
 
 /// ``LoadPlan``, its duration syntax, and the request cycle and schedule a ``LoadGenerator`` follows.
 struct BenchLoadPlanTests {

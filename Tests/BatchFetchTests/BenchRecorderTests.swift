@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchBench
 
 /// ``BenchRecorder`` and the ``BenchReport`` it makes, from hand-made results.
 struct BenchRecorderTests {

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchBench
 
 /// ``LatencyHistogram/init(encoded:)`` on histograms other tools wrote: HdrHistogram's libraries
 /// compress theirs with real DEFLATE blocks, in any layout, and a damaged one must be refused

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchBench
 
 /// ``LatencyHistogram``: percentiles, buckets and the `.hgrm` text, without a network.
 struct LatencyHistogramStatsTests {

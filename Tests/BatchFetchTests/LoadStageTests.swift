@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchBench
 
 /// ``LoadStage``'s syntax and the staged schedule's due times: pure arithmetic, no clock.
 struct LoadStageTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchBench
 
 /// ``SeriesRecorder``'s cuts, without a clock: intervals follow one another and never go back.
 struct SeriesRecorderTests {

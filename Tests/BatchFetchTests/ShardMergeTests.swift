@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchMerge
 
 #if canImport(Glibc)
     import Glibc

@@ -133,7 +133,7 @@ extension Engine {
             self.spoolFolder == nil ? self.maxBodyBytes : self.maxSavedBodyBytes
         }
 
-        var effectiveReadAhead: Int {
+        package var effectiveReadAhead: Int {
             max(self.readAhead ?? 4 * self.maxInFlight, 1)
         }
 

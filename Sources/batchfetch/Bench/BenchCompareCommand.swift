@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatchFetch
+import BatchFetchBench
 
 /// `batchfetch bench compare BASE.json NEW.json`: what changed between two runs, and a gate for CI.
 struct BenchCompareCommand: ParsableCommand {

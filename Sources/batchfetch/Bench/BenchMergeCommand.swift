@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatchFetch
+import BatchFetchBench
 import Foundation
 
 /// `batchfetch bench merge RUN.json… -o ALL.json`: one report of a load made by several machines.

@@ -1,4 +1,5 @@
 import BatchFetch
+import BatchFetchBench
 import Foundation
 
 /// What the page's script draws, as compact JSON: per run its figures, spectrum, series rows and

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatchFetch
+import BatchFetchBench
 import Foundation
 
 /// Reading and writing the reports `bench run --json` saves, for `bench compare` and `bench merge`.

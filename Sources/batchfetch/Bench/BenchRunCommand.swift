@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatchFetch
+import BatchFetchBench
 import Foundation
 
 /// `batchfetch bench [run]`: send URLs over and over and report latency and throughput.

@@ -1,4 +1,5 @@
 import BatchFetch
+import BatchFetchBench
 import Foundation
 
 /// Where `bench` writes its time series as the run goes: `--series` (one JSON line per interval)

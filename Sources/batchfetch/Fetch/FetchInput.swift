@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatchFetch
+import BatchFetchMerge
 import Foundation
 import Synchronization
 

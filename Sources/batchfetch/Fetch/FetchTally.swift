@@ -1,4 +1,5 @@
 import BatchFetch
+import BatchFetchMerge
 import Foundation
 import Synchronization
 

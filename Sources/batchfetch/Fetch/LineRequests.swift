@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatchFetch
+import BatchFetchMerge
 import Synchronization
 
 /// How `fetch` reads its input lines (`--input-format`).

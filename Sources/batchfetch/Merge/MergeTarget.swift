@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatchFetch
+import BatchFetchMerge
 import Foundation
 
 #if canImport(Glibc)

@@ -1,3 +1,5 @@
+import BatchFetch
+
 extension MergeReport {
     /// The report for a person: one line of totals, then what is missing and how to fetch it.
     /// Re-run commands are lines of their own, indented by two spaces, ready to copy.

@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// A zlib stream (RFC 1950) of stored DEFLATE blocks (RFC 1951 §3.2.4): what any inflater reads,
 /// written without a compressor, for ``LatencyHistogram/encoded``; ``ZlibInflate`` reads it back.
 enum ZlibStored {

@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// What `merge` found: how many records it wrote, which are missing, and for each shard that
 /// did not deliver, why and the command that runs it again.
 public struct MergeReport: Sendable {

@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// Whether two records of one index say the same thing: equal bytes once the values of
 /// `attempts`, `time_ms` and `total_ms` are left out, and `shared_with` altogether, as they
 /// describe the transfer, not its result (a shard run twice differs there and nowhere else;

@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// The figures of one load run, as `batchfetch bench` prints them: counts, throughput, latency
 /// percentiles, phase medians and a coarse latency distribution. Durations are in milliseconds.
 ///

@@ -1,3 +1,5 @@
+import BatchFetch
+
 extension BenchReport {
     /// The runs of one load test made at the same time on several machines, as one report:
     /// counts added, histograms added (so every percentile is exact, as if one histogram had

@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// One stage of an open-loop ramp: for `duration`, the rate goes linearly from `from` to `to`
 /// requests per second (equal for a plateau, both zero for a pause). Stages run one after another
 /// on one engine, so connections are reused from stage to stage.

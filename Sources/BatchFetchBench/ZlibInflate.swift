@@ -1,3 +1,5 @@
+import BatchFetch
+
 internal import CZlib
 
 /// Inflates a zlib stream (RFC 1950) with zlib itself: stored blocks, as batchfetch writes them,

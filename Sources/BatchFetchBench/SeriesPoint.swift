@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// One interval of a load run's time series: what was due, sent and answered in it, and its own
 /// latency percentiles, both from the intended start and as service time, with the interval's
 /// whole histograms (HdrHistogram's compressed encoding) so runs can be merged exactly.

@@ -1,3 +1,5 @@
+import BatchFetch
+
 extension BenchReport {
     /// How a run was made: what `bench compare`, `merge` and `report` need besides its figures.
     public struct Settings: Sendable, Hashable, Codable {

@@ -1,3 +1,5 @@
+import BatchFetch
+
 #if canImport(Glibc)
     import Glibc
 #endif

@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// What a ``LoadGenerator`` sends: which requests, cycled over in order, how many or for how
 /// long, and at what pace.
 public struct LoadPlan: Sendable {

@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// The requests of a closed-loop run: the plan's requests over and over, in order, until the
 /// count is reached or the deadline has passed (checked each time the engine pulls one), so the
 /// sequence always ends by itself.

@@ -1,3 +1,4 @@
+import BatchFetch
 import Foundation
 
 /// The command that runs one shard again, made from what the stats files recorded: the shard's

@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// What one `fetch --shard K/N` run was: the `shard` object of its `--stats` file, written by
 /// `fetch` and read by `merge` to check that shard outputs belong together and to say how to
 /// re-run one that is missing.

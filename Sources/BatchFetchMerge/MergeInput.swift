@@ -1,3 +1,4 @@
+import BatchFetch
 import Foundation
 
 #if canImport(Glibc)

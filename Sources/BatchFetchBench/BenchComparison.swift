@@ -1,3 +1,4 @@
+import BatchFetch
 import Foundation
 
 /// Two saved `bench --json` reports side by side: each figure's change, and the thresholds

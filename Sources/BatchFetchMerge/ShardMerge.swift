@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// Merges the records files of `fetch --shard K/N` runs into one stream in index order, checking
 /// the contract on the way: every index once, every shard from one split of one input.
 ///

@@ -1,3 +1,4 @@
+import BatchFetch
 import Foundation
 
 /// HdrHistogram's standard compressed encoding (the "V2" format every HdrHistogram library reads:

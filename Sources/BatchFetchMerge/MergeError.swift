@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// Why `merge` could not produce a trustworthy result: the shards do not belong together, a file
 /// cannot be read or is not batchfetch records, or the output cannot be written.
 ///

@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// When each request of an open-loop run is due: request *k* (from 0) at `k / rate` seconds after
 /// the start, until the count is reached or the due time reaches the duration.
 ///

@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// Accumulates the measurements of a load run, one result at a time, in constant memory: counts
 /// by status and error kind, bytes, connections, retries, an HDR histogram of latencies and one
 /// per transfer phase. Bodies are only counted, never kept.
