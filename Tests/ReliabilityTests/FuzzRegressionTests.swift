@@ -2,7 +2,7 @@ import BatchFetch
 import Foundation
 import Testing
 
-/// The invariants `scripts/fuzz` checks (Fuzz/EnvelopeFuzz.swift), pinned on the inputs that sit
+/// The invariants `scripts/fuzz` checks (Fuzz/Sources/EnvelopeFuzz), pinned on the inputs that sit
 /// on their edges. Inputs a fuzz run finds crashing go here too.
 struct FuzzRegressionTests {
     /// Documents that are broken *after* the key path's value: a scanner that stopped at the

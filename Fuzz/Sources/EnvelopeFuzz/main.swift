@@ -1,4 +1,7 @@
 import Foundation
+import FuzzDriver
+
+@testable import BatchFetch
 
 // libFuzzer entry: the envelope decoder (Envelope → JSONScanner) on arbitrary bytes.
 //
@@ -65,3 +68,7 @@ public func envelopeFuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     }
     return 0
 }
+
+var argc = CommandLine.argc
+var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+exit(LLVMFuzzerRunDriver(&argc, &argv) { data, count in data.map { envelopeFuzz($0, count) } ?? 0 })

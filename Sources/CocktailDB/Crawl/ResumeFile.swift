@@ -1,5 +1,4 @@
 import BatchFetch
-import CocktailDB
 import Foundation
 
 /// Reads an NDJSON crawl output back to find where an interrupted crawl stopped.
@@ -7,18 +6,25 @@ import Foundation
 /// Complete lines name the facets already done; a torn last line (no newline: the process died
 /// mid-write) is discarded, and so is everything from the first facet recorded with an error,
 /// which a resumed run fetches again. The file is then cut to what is kept, and the crawl appends.
-struct ResumeFile {
+public struct ResumeFile: Sendable {
     /// Facet names already complete, in order.
-    let done: [String]
+    public let done: [String]
     /// How many bytes of the file to keep.
-    let keptBytes: Int
+    public let keptBytes: Int
 
-    struct Invalid: Error, CustomStringConvertible {
-        let description: String
+    public init(done: [String], keptBytes: Int) {
+        self.done = done
+        self.keptBytes = keptBytes
+    }
+
+    /// A file that is not a crawl output of this facet, or cannot be read: resuming into it
+    /// would cut someone else's data.
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
     }
 
     /// Reads `path`; a missing file is an empty crawl.
-    static func read(path: String, facet: Facet) throws(Invalid) -> ResumeFile {
+    public static func read(path: String, facet: Facet) throws(Invalid) -> ResumeFile {
         guard FileManager.default.fileExists(atPath: path) else {
             return ResumeFile(done: [], keptBytes: 0)
         }

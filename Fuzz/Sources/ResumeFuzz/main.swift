@@ -1,14 +1,11 @@
+import CocktailDB
 import Foundation
+import FuzzDriver
 
-// libFuzzer entry: the `crawl --resume` reader (the real Sources/batchfetch/Crawl/ResumeFile.swift,
-// built here without its module imports) on arbitrary file contents.
+// libFuzzer entry: the `crawl --resume` reader (CocktailDB's ResumeFile) on arbitrary file contents.
 //
 // Invariants: it never crashes or hangs; when it accepts a file, the kept bytes end at a newline
 // (or are 0), every kept line names a facet, and the names come back in the file's order.
-enum Facet: String, CaseIterable {
-    case category, glass, ingredient, alcoholic
-}
-
 // /dev/shm when there is one: a file per input is the slow part.
 private let path =
     (FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : "/tmp") + "/bf-resume-fuzz-\(getpid()).ndjson"
@@ -37,3 +34,7 @@ public func resumeFuzz(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     }
     return 0
 }
+
+var argc = CommandLine.argc
+var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+exit(LLVMFuzzerRunDriver(&argc, &argv) { data, count in data.map { resumeFuzz($0, count) } ?? 0 })
