@@ -21,9 +21,9 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 
+from . import checks
 from .bench import say
 from .memory import urls as memory_urls
 from .process import run_timed
@@ -88,11 +88,10 @@ def run(bench):
             if not filecmp.cmp(folder / "w3-cold.ndjson", output, shallow=False):
                 say(f"cache: FAILED: the {mode} crawl's output differs from the cold one's")
                 raise CacheFailed(mode)
-        check = subprocess.run([sys.executable, "-B", str(bench.helpers / "w3.py"), "check-crawl",
-                                str(folder / "w3-cold.ndjson"), str(folder / "w3-cold.stats.json"),
-                                str(bench.work / "w3" / "expect.json")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        (bench.logs / "cache-w3-cold.check").write_bytes(check.stdout)
-        if check.returncode != 0:
+        complete, output = checks.w3_crawl_of(folder / "w3-cold.ndjson", folder / "w3-cold.stats.json",
+                                              bench.work / "w3" / "expect.json")(None)
+        (bench.logs / "cache-w3-cold.check").write_text(output)
+        if not complete:
             say(f"cache: FAILED: the cold crawl is incomplete (see {bench.logs}/cache-w3-cold.check)")
             raise CacheFailed("check")
         cold, warm = walls["cold"][-1], walls["warm"][-1]

@@ -1,12 +1,12 @@
 """Checks that a run did the work: each takes the run's values and returns check(log) → (ok, output).
 
-The log prefix names the run's LOG.stdout; W3's and W6's checks are the helpers' own
-(scripts/bench.d/w3.py, w6.py), run as programs, their output kept in LOG.check.
+The log prefix names the run's LOG.stdout; W3's and W6's checks are w3crawl's and w6images' own;
+the output of each goes to LOG.check.
 """
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+from . import w3crawl, w6images
 
 
 def printed_count(values):
@@ -32,26 +32,38 @@ def status_lines(values):
 
 def w3_fetch(values):
     """`batchfetch fetch --stats` over W3's URLs: every record ok."""
-    return _helper("w3.py", "check-fetch", f"{values['work']}/w3-fetch.stats.json", values["n"])
+    return _w3(w3crawl.check_fetch, f"{values['work']}/w3-fetch.stats.json", values["n"])
 
 
 def w3_crawl(values):
     """`batchfetch crawl --details`: the whole catalogue, in order, every drink looked up once."""
     work = values["work"]
-    return _helper("w3.py", "check-crawl", f"{work}/w3-crawl.ndjson", f"{work}/w3-crawl.stats.json",
-                   f"{work}/w3/expect.json")
+    return w3_crawl_of(f"{work}/w3-crawl.ndjson", f"{work}/w3-crawl.stats.json", f"{work}/w3/expect.json")
+
+
+def w3_crawl_of(output, stats, expect):
+    """w3_crawl's check of a crawl that wrote OUTPUT and STATS (the cache's crawls write their own)."""
+    return _w3(w3crawl.check_crawl, output, stats, expect)
 
 
 def w6_files(values):
     """W6: one file per URL in the run's folder, each its image byte for byte (sha256), nothing else."""
-    return _helper("w6.py", "check", values["dir"], values["n"], values["w6_docs"], f"{values['work']}/w6.sha256")
-
-
-def _helper(script, *args):
-    helpers = Path(__file__).resolve().parent.parent
-
     def check(log):
-        done = subprocess.run([sys.executable, "-B", str(helpers / script), *map(str, args)],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        return done.returncode == 0, done.stdout.decode(errors="replace")
+        try:
+            return w6images.check(values["dir"], values["n"], values["w6_docs"], f"{values['work']}/w6.sha256")
+        except OSError as error:
+            return False, f"w6: {error}\n"
     return check
+
+
+def _w3(judge, *args):
+    def check(log):
+        try:
+            judge(*args)
+        except w3crawl.Incomplete as error:
+            return False, f"w3: {error}\n"
+        except (OSError, ValueError, KeyError) as error:
+            return False, f"w3: {error!r}\n"
+        return True, ""
+    return check
+

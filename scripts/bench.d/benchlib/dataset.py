@@ -1,10 +1,10 @@
-"""The dataset (scripts/bench.d/gen_dataset.py, w6.py), the URL lists every tool reads, the warm-up."""
+"""The dataset (documents.py, w6images.py), the URL lists every tool reads, the warm-up."""
 import json
 import os
 import shutil
 import subprocess
-import sys
 
+from . import documents, w6images
 from .bench import say
 
 # The paths each list's URLs name: PREFIX, then document FIRST + d (W2: `w2-d`), as nginx maps them.
@@ -22,15 +22,13 @@ def make(bench):
     an entry of their own, made alone when only it is missing or differs."""
     s, work = bench.settings, bench.work
     meta = _read_meta(work)
-    helpers = bench.helpers
     if tuple(meta.get(w, {}).get("documents") for w in ("w1", "w2", "w5")) == (s.w1_docs, s.w2_docs, s.w5_docs):
         say(f"reusing the dataset in {work}/www")
     else:
         say(f"generating the dataset: {s.w1_docs} lookup documents (~2.2 KB), {s.w2_docs} search documents "
             f"(~64 KB), {s.w5_docs} HTML pages (~64 KB)")
         shutil.rmtree(work / "www", ignore_errors=True)
-        subprocess.run([sys.executable, "-B", str(helpers / "gen_dataset.py"), str(work), str(s.w1_docs),
-                        str(s.w2_docs), str(s.w5_docs)], check=True)
+        documents.write(work, s.w1_docs, s.w2_docs, s.w5_docs)
     images = work / "www/images/media/drink"
     if ((work / "w6.sha256").is_file() and images.is_dir()
             and _read_meta(work).get("w6", {}).get("documents") == s.w6_docs):
@@ -39,8 +37,7 @@ def make(bench):
         say(f"generating W6's images: {s.w6_docs} files of 20–60 KB of binary bytes")
         shutil.rmtree(work / "www/images", ignore_errors=True)
         (work / "w6.sha256").unlink(missing_ok=True)
-        subprocess.run([sys.executable, "-B", str(helpers / "w6.py"), "make", str(work), str(s.w6_docs)],
-                       check=True, stdout=subprocess.DEVNULL)
+        w6images.make(work, s.w6_docs)
     # nginx's workers run as an unprivileged user: they must be able to read the files.
     readable(work / "www")
     os.chmod(work, os.stat(work).st_mode | 0o011)

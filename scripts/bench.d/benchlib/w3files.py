@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 
+from . import w3crawl
 from .bench import say
 from .dataset import readable
 from .process import run_timed
@@ -65,7 +66,7 @@ class _Replica:
 
 def make(bench):
     """Crawls the replica once (crawl --details), derives every URL the crawl requests
-    (scripts/bench.d/w3.py), and saves each response as a file named after its URL. The measured
+    (w3crawl.paths), and saves each response as a file named after its URL. The measured
     crawls then run against those files only: a URL not among them is a 404 that fails the crawl.
     Sets bench.w3_ready, or bench.w3_skip to the reason."""
     bench.w3_ready, bench.w3_skip = False, ""
@@ -120,8 +121,10 @@ def _save(bench, base, folder):
     if crawled.exit != 0:
         _tail(folder / "replica-crawl.stderr")
         return "the crawl of the replica failed"
-    if subprocess.run([sys.executable, "-B", str(bench.helpers / "w3.py"), "paths", str(folder / "replica-crawl.ndjson"),
-                       str(folder / "replica.stderr"), str(folder)], stdout=subprocess.DEVNULL).returncode != 0:
+    try:
+        w3crawl.paths(folder / "replica-crawl.ndjson", folder / "replica.stderr", folder)
+    except (w3crawl.Incomplete, OSError) as error:
+        say(f"w3: {error}")
         return "the crawl of the replica missed part of the catalogue"
     # lookup.php?i=11000 is saved as www/api/json/v1/1/lookup.php/i=11000; nginx maps it back.
     root = f"{folder}/www/api/json/v1/1/"

@@ -1,18 +1,15 @@
-#!/usr/bin/env python3
-"""W6 (bodies saved to files) for scripts/bench: the images, and the check that a run saved them all.
+"""W6 (bodies saved to files): the images, and the check that a run saved them all.
 
-usage:
-  w6.py make DIR DOCS
-      Writes DOCS images as DIR/www/images/media/drink/<d>.jpg (d = 0 … DOCS-1), served by the
-      bench's nginx at the real API's thumbnail paths as image/jpeg; their sha256 digests to
-      DIR/w6.sha256 (line d is image d's); and a "w6" entry in DIR/meta.json (the other
-      workloads' entries are kept).
-  w6.py check OUT_DIR COUNT DOCS DIR/w6.sha256
-      A measured run of COUNT URLs (URL i names image i % DOCS) saved into OUT_DIR: exactly COUNT
-      files, one per URL, each holding image i % DOCS byte for byte (sha256), nothing else in the
-      folder (no temporary or control file left behind). A file is named after its URL's index:
-      `<i>.jpg` (curl's and aria2c's `output` / `out` names, the writing floor's) or
-      `<i>-<d>.jpg` (batchfetch's default `{index}-{name}`, where the name is `<d>.jpg`).
+make(DIR, DOCS) writes DOCS images as DIR/www/images/media/drink/<d>.jpg (d = 0 … DOCS-1), served by
+the bench's nginx at the real API's thumbnail paths as image/jpeg; their sha256 digests to
+DIR/w6.sha256 (line d is image d's); and a "w6" entry in DIR/meta.json (the other workloads' entries
+are kept).
+
+check(OUT_DIR, COUNT, DOCS, DIR/w6.sha256) judges a measured run of COUNT URLs (URL i names image
+i % DOCS) saved into OUT_DIR: exactly COUNT files, one per URL, each holding image i % DOCS byte for
+byte (sha256), nothing else in the folder (no temporary or control file left behind). A file is
+named after its URL's index: `<i>.jpg` (curl's and aria2c's `output` / `out` names, the writing
+floor's) or `<i>-<d>.jpg` (batchfetch's default `{index}-{name}`, where the name is `<d>.jpg`).
 
 The images are binary, not image data: a JPEG header (SOI and a JFIF APP0 segment), random bytes,
 and the end-of-image marker; 20–60 KB each, uniformly (mean ~40 KB, the size of the real API's
@@ -23,7 +20,6 @@ import json
 import os
 import random
 import re
-import sys
 
 # SOI, then an APP0 segment (length 16): "JFIF\0", version 1.1, no density units, 1×1, no thumbnail.
 HEADER = bytes.fromhex("ffd8ffe000104a46494600010100000100010000")
@@ -55,6 +51,14 @@ def make(out, docs):
 
 
 def check(folder, count, docs, sums_path):
+    """(ok, output) for the run's LOG.check: what is wrong, or how many files were right."""
+    problem = _problem(folder, count, docs, sums_path)
+    if problem:
+        return False, f"w6: {problem}\n"
+    return True, f"{count} files, every one image i % {docs} byte for byte\n"
+
+
+def _problem(folder, count, docs, sums_path):
     with open(sums_path) as f:
         sums = f.read().split()
     if len(sums) != docs:
@@ -85,21 +89,4 @@ def check(folder, count, docs, sums_path):
     if problems:
         return f"{len(names)} files in {folder}; " + "; ".join(problems[:8]) + (
             f"; and {len(problems) - 8} more" if len(problems) > 8 else "")
-    print(f"{count} files, every one image i % {docs} byte for byte")
     return None
-
-
-def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "make":
-        print(f"{make(sys.argv[2], int(sys.argv[3])):.0f} bytes mean")
-    elif len(sys.argv) == 6 and sys.argv[1] == "check":
-        problem = check(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
-        if problem:
-            print(f"w6: {problem}")
-            sys.exit(1)
-    else:
-        sys.exit(__doc__)
-
-
-if __name__ == "__main__":
-    main()

@@ -1,7 +1,5 @@
-#!/usr/bin/env python3
-"""W5's documents for scripts/bench: HTML pages of ~64 KB, as a content site would serve them.
-
-usage: gen_html.py DIR COUNT   (gen_dataset.py calls write_pages; run alone, it writes the pages only)
+"""W5's documents: HTML pages of ~64 KB, as a content site would serve them (documents.write calls
+write_pages).
 
 DIR/www/page/<n>.html, n = 0 … COUNT-1, served as text/html by page.php?p=<n>.
 
@@ -13,7 +11,6 @@ W1's and W2's), so every run serves the same bytes.
 """
 import os
 import random
-import sys
 
 TARGET = 64 * 1024
 WORDS = ("shake well with ice and strain into a chilled glass rub the rim with salt garnish with "
@@ -163,7 +160,3 @@ def write_pages(out, count):
         with open(f"{out}/www/page/{n}.html", "wb") as f:
             f.write(body)
     return total / max(count, 1)
-
-
-if __name__ == "__main__":
-    print(f"{write_pages(sys.argv[1], int(sys.argv[2])):.0f} bytes mean")

@@ -1,17 +1,17 @@
-#!/usr/bin/env python3
-"""W3 (the crawl shape) for scripts/bench: the crawl's URL list, and checks that a run did the work.
+"""W3 (the crawl shape): the crawl's URL list, and checks that a run did the work.
 
-usage:
-  w3.py paths CRAWL.ndjson REPLICA.stderr OUT_DIR
-      From a `batchfetch crawl --details` of the replica (NDJSON) and the replica's startup line
-      ("N drinks in M categories"), writes OUT_DIR/paths (every request the crawl makes, relative to
-      the API root: list.php?c=list, one filter.php?c= per category, one lookup.php?i= per drink)
-      and OUT_DIR/expect.json. Fails unless the crawl saw the whole catalogue.
-  w3.py check-crawl CRAWL.ndjson STATS.json EXPECT.json
-      A measured crawl: exact request count, no retries or failures, every category in list order,
-      every drink exactly once as a full record (so its lookup happened).
-  w3.py check-fetch STATS.json COUNT
-      A measured `batchfetch fetch`: COUNT records, all ok.
+paths(CRAWL.ndjson, REPLICA.stderr, OUT_DIR)
+    From a `batchfetch crawl --details` of the replica (NDJSON) and the replica's startup line
+    ("N drinks in M categories"), writes OUT_DIR/paths (every request the crawl makes, relative to
+    the API root: list.php?c=list, one filter.php?c= per category, one lookup.php?i= per drink)
+    and OUT_DIR/expect.json. Fails unless the crawl saw the whole catalogue.
+check_crawl(CRAWL.ndjson, STATS.json, EXPECT.json)
+    A measured crawl: exact request count, no retries or failures, every category in list order,
+    every drink exactly once as a full record (so its lookup happened).
+check_fetch(STATS.json, COUNT)
+    A measured `batchfetch fetch`: COUNT records, all ok.
+
+Each raises Incomplete with what is wrong.
 
 The paths are derived, not logged; they are still exactly the crawl's requests, because the
 measured crawl runs against static files made from these paths alone (nginx answers 404 to any
@@ -21,13 +21,15 @@ Query values are encoded as batchfetch's QueryEncoding does (RFC 3986: all but A
 import hashlib
 import json
 import re
-import sys
 from urllib.parse import quote
 
 
+class Incomplete(Exception):
+    """The crawl or the run did not do all the work; the message says what is missing."""
+
+
 def fail(message):
-    print(f"w3: {message}", file=sys.stderr)
-    sys.exit(1)
+    raise Incomplete(message)
 
 
 def read_facets(path):
@@ -66,7 +68,7 @@ def paths(crawl_path, replica_stderr, out_dir):
     with open(f"{out_dir}/expect.json", "w", encoding="utf-8") as f:
         json.dump({"requests": len(lines), "categories": categories, "drinks": len(ids),
                    "ids_digest": digest(ids)}, f, indent=1)
-    print(len(lines))
+    return len(lines)
 
 
 def digest(ids):
@@ -108,18 +110,3 @@ def check_fetch(stats_path, count):
     if (stats.get("records"), stats.get("ok")) != (count, count):
         fail(f"fetch made {stats.get('records')} records, {stats.get('ok')} ok; expected {count} of {count}")
 
-
-def main():
-    command, args = sys.argv[1], sys.argv[2:]
-    if command == "paths":
-        paths(*args)
-    elif command == "check-crawl":
-        check_crawl(*args)
-    elif command == "check-fetch":
-        check_fetch(args[0], int(args[1]))
-    else:
-        fail(f"unknown command {command}")
-
-
-if __name__ == "__main__":
-    main()
