@@ -1,11 +1,12 @@
-"""context.json (the machine, dataset and settings of a run) and the summary (scripts/bench.d/summarize.py),
-whose fields old results share."""
+"""context.json (the machine, dataset and settings of a run) and the summary (summary.py), whose fields
+old results share."""
 import json
 import os
 import subprocess
 import sys
 import time
 
+from . import summary
 from .bench import say
 from .nginx import version as nginx_version
 
@@ -137,10 +138,9 @@ def write_context(bench):
 
 def summarize(bench):
     """The tables (markdown) on stdout and in bench-results.md; raw runs and medians in bench-results.json."""
-    done = subprocess.run([sys.executable, "-B", str(bench.helpers / "summarize.py"), str(bench.runs),
-                           str(bench.work / "context.json"), str(bench.out / "bench-results.json")],
-                          stdout=subprocess.PIPE, check=True)
-    (bench.out / "bench-results.md").write_bytes(done.stdout)
-    sys.stdout.buffer.write(done.stdout)
+    markdown = summary.write(bench.runs, bench.work / "context.json", bench.out / "bench-results.json")
+    (bench.out / "bench-results.md").write_bytes(markdown.encode())
     sys.stdout.flush()
+    sys.stdout.buffer.write(markdown.encode())
+    sys.stdout.buffer.flush()
     say(f"raw results: {bench.out}/bench-results.json (table: {bench.out}/bench-results.md, logs: {bench.logs})")

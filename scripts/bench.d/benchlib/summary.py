@@ -1,17 +1,14 @@
-#!/usr/bin/env python3
-"""Summarises scripts/bench runs: medians per workload and tool, ratios to curl and to the libcurl
-floor measured in the same run, the spread over rounds, and markdown tables.
+"""The summary of a run: medians per workload and tool, ratios to curl and to the libcurl floor
+measured in the same run, the spread over rounds, and markdown tables.
 
-usage: summarize.py RUNS.jsonl CONTEXT.json OUT.json
-
-RUNS.jsonl has one object per measured run (written by scripts/bench); CONTEXT.json describes the
-machine, dataset and settings. Prints markdown to stdout and writes raw runs + medians to OUT.json
-(and the per-round ratios to curl and to the floor, under "per_round"). W6 (bodies saved to files)
-has a floor of its own, the writing floor (scripts/bench.d/write_floor.c), and aria2c as a peer.
+write(RUNS.jsonl, CONTEXT.json, OUT.json) returns the markdown and writes the raw runs and medians to
+OUT.json (and the per-round ratios to curl and to the floor, under "per_round"). RUNS.jsonl has one
+object per measured run; CONTEXT.json describes the machine, dataset and settings. W6 (bodies saved
+to files) has a floor of its own, the writing floor (scripts/bench.d/write_floor.c), and aria2c as a
+peer.
 """
 import json
 import statistics
-import sys
 
 FLOOR = "libcurl floor (bare multi loop)"
 WRITE_FLOOR = "libcurl writing floor (write(2) per file)"
@@ -190,28 +187,33 @@ def rss_line(tools):
             f"{two['max_rss_mb']:.1f} MB for {two['requests']:,.0f} ({two['max_rss_mb'] / one['max_rss_mb']:.2f}×).")
 
 
-def print_per_round(what, rates, cpus):
+def emit_per_round(emit, what, rates, cpus):
     """A paragraph of per-round ratios (from `paired`) and their medians; nothing without rounds."""
     if rates:
-        print(f"{what}, per round: req/s " + ", ".join(f"{r:.2f}×" for r in rates) + "; CPU per request "
-              + ", ".join(f"{c:.2f}×" for c in cpus)
-              + f" (medians {statistics.median(rates):.2f}× and {statistics.median(cpus):.2f}×).")
-        print()
+        emit(f"{what}, per round: req/s " + ", ".join(f"{r:.2f}×" for r in rates) + "; CPU per request "
+             + ", ".join(f"{c:.2f}×" for c in cpus)
+             + f" (medians {statistics.median(rates):.2f}× and {statistics.median(cpus):.2f}×).")
+        emit()
 
 
-def main():
-    runs_path, context_path, out_path = sys.argv[1:4]
+def write(runs_path, context_path, out_path):
+    """The tables as markdown; the raw runs, medians and per-round ratios to OUT_PATH."""
+    lines = []
+
+    def emit(text=""):
+        lines.append(f"{text}\n")
+
     with open(runs_path) as f:
         runs = [json.loads(line) for line in f if line.strip()]
     with open(context_path) as f:
         context = json.load(f)
     summary = medians(runs)
     if "cpu_model" in context:
-        print(f"CPU: {context['cpu_model']}; batchfetch's SIMD level: {context.get('simd', 'unknown')}\n")
-    print(f"Medians of {context['rounds']} round(s); {context['concurrency']} in flight; nginx 1 worker on "
-          f"127.0.0.1; dataset: {context['dataset']['source']}. MB/s counts body bytes only "
-          f"(req/s × mean document size). wrk's req/s is its own count over its own duration (-d).")
-    print()
+        emit(f"CPU: {context['cpu_model']}; batchfetch's SIMD level: {context.get('simd', 'unknown')}\n")
+    emit(f"Medians of {context['rounds']} round(s); {context['concurrency']} in flight; nginx 1 worker on "
+         f"127.0.0.1; dataset: {context['dataset']['source']}. MB/s counts body bytes only "
+         f"(req/s × mean document size). wrk's req/s is its own count over its own duration (-d).")
+    emit()
     w3 = context.get("w3", {})
     w5 = context.get("dataset", {}).get("w5", {})
     w6 = context.get("dataset", {}).get("w6", {})
@@ -239,53 +241,50 @@ def main():
                     "`fetch -i w7.jsonl` (one `{\"url\",\"method\":\"POST\",\"body\"}` request a line), curl "
                     "--parallel over a config of the same requests, the floor POSTing the same bytes. MB/s counts the "
                     "request bodies; each run is checked against nginx's log (every request once, its body's length).")
-        print(table(workload, summary[workload], show_mb=(workload in MB_WORKLOADS + ["W7"]),
-                    show_requests=(workload == "W3"),
-                    note=note))
-        print()
+        emit(table(workload, summary[workload], show_mb=(workload in MB_WORKLOADS + ["W7"]),
+                   show_requests=(workload == "W3"), note=note))
+        emit()
         # The table's × floor divides medians taken over rounds minutes apart; on a shared machine the
         # floor itself moves by ±30% between rounds. Ratios within a round compare runs seconds apart.
         for tool in PAIRED:
             for name, base in bases(workload):
                 what = {"floor": "the writing floor" if workload == "W6" else "the libcurl floor"}.get(name, name)
-                print_per_round(f"`{tool.removeprefix('batchfetch ')}` against {what}", *paired(runs, workload, tool, base))
+                emit_per_round(emit, f"`{tool.removeprefix('batchfetch ')}` against {what}",
+                               *paired(runs, workload, tool, base))
         if workload == "W6":
             rss = rss_line(summary[workload])
             if rss:
-                print(rss)
-                print()
+                emit(rss)
+                emit()
         if workload == "W1":
-            print_per_round("`fetch, JSONL requests` against `fetch` of the same URLs as a list",
-                            *paired(runs, "W1", JSONL, "batchfetch fetch"))
+            emit_per_round(emit, "`fetch, JSONL requests` against `fetch` of the same URLs as a list",
+                           *paired(runs, "W1", JSONL, "batchfetch fetch"))
         if workload == "W3":
             for base, how in (("batchfetch fetch", "records to /dev/null"),
                               ("batchfetch fetch -o file", "records to a file, as the crawl writes its output")):
-                print_per_round(f"`crawl --details` against `fetch` of the same URLs ({how})",
-                                *paired(runs, "W3", "batchfetch crawl --details", base))
+                emit_per_round(emit, f"`crawl --details` against `fetch` of the same URLs ({how})",
+                               *paired(runs, "W3", "batchfetch crawl --details", base))
     if "skipped" in w3:
-        print(f"W3 (the crawl shape) skipped: {w3['skipped']}.")
-        print()
+        emit(f"W3 (the crawl shape) skipped: {w3['skipped']}.")
+        emit()
     body = body_table(summary)
     if body:
-        print(body)
-        print()
+        emit(body)
+        emit()
     memory = [r for r in runs if r.get("kind") == "memory"]
     if memory:
-        print("### Memory scale: batchfetch fetch from stdin")
-        print()
-        print("| URLs | stdin read by | order | exit | wall s | req/s | CPU µs/req | peak RSS MB |")
-        print("|---:|---|---|---:|---:|---:|---:|---:|")
+        emit("### Memory scale: batchfetch fetch from stdin")
+        emit()
+        emit("| URLs | stdin read by | order | exit | wall s | req/s | CPU µs/req | peak RSS MB |")
+        emit("|---:|---|---|---:|---:|---:|---:|---:|")
         for r in memory:
             req_s = r["urls"] / r["wall_s"] if r["wall_s"] else 0
             cpu = (r["user_s"] + r["sys_s"]) * 1e6 / r["urls"]
-            print(f"| {r['urls']:,} | `{'fetch' if r.get('input', 'pipe') == 'pipe' else 'fetch ' + r['input']}` "
-                  f"| {r['order']} | {r['exit']} | {r['wall_s']:.1f} | {req_s:,.0f} "
-                  f"| {cpu:.1f} | {r['max_rss_kb'] / 1024:.1f} |")
-        print()
+            emit(f"| {r['urls']:,} | `{'fetch' if r.get('input', 'pipe') == 'pipe' else 'fetch ' + r['input']}` "
+                 f"| {r['order']} | {r['exit']} | {r['wall_s']:.1f} | {req_s:,.0f} "
+                 f"| {cpu:.1f} | {r['max_rss_kb'] / 1024:.1f} |")
+        emit()
     with open(out_path, "w") as f:
         json.dump({"context": context, "medians": summary, "runs": runs, "per_round": per_round(runs, summary)},
                   f, indent=1)
-
-
-if __name__ == "__main__":
-    main()
+    return "".join(lines)
