@@ -70,7 +70,7 @@ final class ConnectionLogServer {
         TLSServer.accessLog(in: self.directory)
     }
 
-    /// Counts as W4 does (`scripts/bench.d/w4.sh`): a connection per distinct connection number, a
+    /// Counts as W4 does (`scripts/bench.d/benchlib/w4.py`): a connection per distinct connection number, a
     /// full handshake per TLS connection whose first request did not resume a session.
     static func tally(_ lines: some Sequence<TLSServer.LogLine>) -> Tally {
         var tally = Tally()

@@ -4,7 +4,6 @@ Filled in by main as the run goes (tools, datasets, servers); read by every work
 """
 import dataclasses
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -78,9 +77,3 @@ class Bench:
 
     def w3_meta(self):
         return json.loads((self.work / "w3" / "meta.json").read_text())
-
-    def child_env(self, **extra):
-        """The environment for children: ours, no bytecode files in scripts/bench.d, and EXTRA."""
-        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-        env.update({key: str(value) for key, value in extra.items()})
-        return env

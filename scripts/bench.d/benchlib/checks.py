@@ -3,6 +3,7 @@
 The log prefix names the run's LOG.stdout; W3's and W6's checks are w3crawl's and w6images' own;
 the output of each goes to LOG.check.
 """
+import json
 import re
 from pathlib import Path
 
@@ -67,3 +68,60 @@ def _w3(judge, *args):
         return True, ""
     return check
 
+
+def w4_stats(values):
+    """W4's `fetch --stats`: every record ok, every response over PROTOCOL."""
+    def judge(log):
+        stats, n = json.loads(Path(values["stats"]).read_text()), values["n"]
+        if stats["records"] != n or stats["ok"] != n or stats.get("protocols") != {values["protocol"]: n}:
+            return (f"{stats['ok']} of {stats['records']} records ok ({n} expected), "
+                    f"protocols {stats.get('protocols')}")
+        return None
+    return _judged(judge)
+
+
+def w4_bench(values):
+    """W4's `bench --json`: every request ok, every response over PROTOCOL."""
+    def judge(log):
+        report, n = json.loads(Path(f"{log}.stdout").read_text()), values["n"]
+        if report["ok"] != n or report.get("protocols") != {values["protocol"]: n}:
+            return f"{report['ok']} ok of {n}, protocols {report.get('protocols')}"
+        return None
+    return _judged(judge)
+
+
+def _judged(judge):
+    """check(log) from judge(log) → what is wrong or None; a report it cannot read fails the check."""
+    def check(log):
+        try:
+            problem = judge(log)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            problem = f"no report to check: {error!r}"
+        return (False, f"{problem}\n") if problem else (True, "")
+    return check
+
+
+def w4_curl(values):
+    """W4's curl -w '%{http_code} %{http_version}\\n': one 2xx line over HTTP/VERSION per transfer."""
+    def check(log):
+        text = Path(f"{log}.stdout").read_text(errors="replace")
+        ok = len(re.findall(rf"^2[0-9][0-9] {re.escape(values['version'])}$", text, re.MULTILINE))
+        if ok == values["n"]:
+            return True, ""
+        return False, f"{ok} transfers with a 2xx status over HTTP/{values['version']}, {values['n']} expected\n"
+    return check
+
+
+def w4_h2load(values):
+    """h2load: every request done and succeeded, over the application protocol ALPN names."""
+    def check(log):
+        text = Path(f"{log}.stdout").read_text(errors="replace")
+        n = values["n"]
+        done = f"requests: {n} total, {n} started, {n} done, {n} succeeded, 0 failed"
+        if not any(line.startswith(done) for line in text.splitlines()):
+            return False, "".join(f"{line}\n" for line in text.splitlines() if line.startswith("requests:"))
+        if f"Application protocol: {values['alpn']}" not in text.splitlines():
+            return False, "".join(f"{line}\n" for line in text.splitlines()
+                                  if line.startswith("Application protocol"))
+        return True, ""
+    return check

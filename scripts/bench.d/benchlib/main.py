@@ -26,7 +26,6 @@ def main(argv, usage):
     bench = Bench(settings=s, root=root, work=work, out=out, work_is_temp=temporary)
     bench.logs.mkdir(parents=True, exist_ok=True)
     bench.runs.write_text("")
-    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ in scripts/bench.d from the helpers
     if s.simd:
         # Inherited by every child; only batchfetch reads it (its body kernels' level, capped at the CPU's).
         os.environ["BATCHFETCH_SIMD"] = s.simd

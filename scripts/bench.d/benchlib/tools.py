@@ -55,7 +55,7 @@ def install(bench):
     bench.nginx = shutil.which("nginx") or "/usr/sbin/nginx"
 
 
-def _cc(bench, source, output, log):
+def build_c(bench, source, output, log):
     """Builds one C floor against libcurl; False (with the compiler's output) when it does not build."""
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libcurl"], capture_output=True, text=True).stdout.split()
     with open(log, "wb") as f:
@@ -79,13 +79,13 @@ def build(bench, w3_dataset_current):
     bench.ahc = str(bench.root / "Benchmarks/ahc-fetch/.build/release/ahc-fetch")
     if s.wants("floor"):
         bench.floor = str(work / "multi_floor")
-        if not _cc(bench, "multi_floor.c", bench.floor, work / "build-floor.log"):
+        if not build_c(bench, "multi_floor.c", bench.floor, work / "build-floor.log"):
             say("scripts/bench.d/multi_floor.c did not build: skipping the libcurl floor")
             bench.floor = ""
         # W6's floor: the same loop, each body written to its own file.
         if s.workload_wanted("W6"):
             bench.write_floor = str(work / "write_floor")
-            if not _cc(bench, "write_floor.c", bench.write_floor, work / "build-write-floor.log"):
+            if not build_c(bench, "write_floor.c", bench.write_floor, work / "build-write-floor.log"):
                 say("scripts/bench.d/write_floor.c did not build: skipping W6's writing floor")
                 bench.write_floor = ""
     if not s.build:

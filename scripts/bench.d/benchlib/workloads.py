@@ -6,7 +6,7 @@ without their extension: .urls, .curl, .paths, .aria2), {n} (URLs), {c} (in flig
 {threads} (wrk), {base} (nginx), {w3_base} (W3's port), {work}, {helpers}, {dir} (W6: the run's
 fresh folder). Doubled braces are curl's own (-w '%{{http_code}}').
 
-W4 (HTTPS, HTTP/2) lives in scripts/bench.d/w4.sh, the cache's workload in cache.py: see w4.py.
+W4 (HTTPS, HTTP/2) lives in w4.py, the cache's workload in cache.py, W8's in w8.py.
 """
 import dataclasses
 import os
