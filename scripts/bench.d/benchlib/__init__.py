@@ -9,8 +9,9 @@ measure and process (one timed run, one record), checks, w4 (HTTPS and HTTP/2; w
 w4summary its table), w7, w8, cache, memory, profile, report (context.json; summary the tables).
 main ties them together.
 
-Every workload and helper runs in the bench's own process; only what is measured runs apart: the
-tools, the C floors (scripts/bench.d/*.c) and the Python peer (scripts/bench.d/aiohttp_fetch.py).
+Every workload and helper is a function of these modules, run in the bench's own process. Apart
+from it run only the programs it measures or serves with: the tools, the C floors
+(scripts/bench.d/*.c), the Python peer (scripts/bench.d/aiohttp_fetch.py), nginx and the replica.
 
 Standard library only (Python 3.11).
 """
