@@ -1,6 +1,7 @@
 """W8: eight hosts with different limits, the list sorted by host (issue 42).
 
-nginx of its own serves eight loopback hosts, 127.0.0.2 … 127.0.0.9 on one port, each with
+nginx of its own serves eight hosts, 127.0.0.1 on eight ports (a host is a URL's authority, its
+port included, for --host-rate and --adaptive as for a connection pool; traffic stays on 127.0.0.1), each with
 `limit_req` (nginx's leaky bucket, the excess answered 429): the first four allow 400 requests a
 second, the last four 50, each with a burst of a tenth of a second plus two. The list: 3,200
 URLs for each fast host and 400 for each slow one (14,400; --quick: a tenth), sorted by host, so
@@ -29,7 +30,7 @@ from .nginx import free_port
 from .process import run_timed
 
 FAST, SLOW = 400, 50
-HOSTS = [(f"127.0.0.{i}", FAST if i <= 5 else SLOW) for i in range(2, 10)]
+RATES = (FAST,) * 4 + (SLOW,) * 4
 # One budget for all hosts: a list sorted by host meets one slow host at a time, so 64/s (28%
 # over a 50/s host) keeps 429s near 3% of the run; 400/s, the fast hosts' limit, draws a storm
 # on every slow host and retries for minutes.
@@ -44,16 +45,16 @@ events {{ worker_connections 4096; }}
 http {{
     access_log off;
     client_body_temp_path {dir}/tmp;
-    log_format w8 '$server_addr $msec $status';
+    log_format w8 '$server_port $msec $status';
     keepalive_requests 1000000;
 {zones}
 {servers}
 }}
 """
 
-ZONE = "    limit_req_zone $server_addr zone=h{n}:1m rate={rate}r/s;"
+ZONE = "    limit_req_zone $server_port zone=h{n}:1m rate={rate}r/s;"
 SERVER = """    server {{
-        listen {host}:{port} backlog=4096;
+        listen 127.0.0.1:{port} backlog=4096;
         access_log {dir}/w8.log w8;
         location / {{
             limit_req zone=h{n} burst={burst} nodelay;
@@ -74,20 +75,31 @@ def _burst(rate):
     return rate // 10 + 2
 
 
-def _start(bench, folder, port):
+def _ports(count):
+    """`count` distinct free ports on 127.0.0.1."""
+    ports = []
+    while len(ports) < count:
+        port = free_port()
+        if port not in ports:
+            ports.append(port)
+    return ports
+
+
+def _start(bench, folder, hosts):
+    """nginx for `hosts`, (port, rate) pairs; None when it does not answer."""
     (folder / "tmp").mkdir(parents=True, exist_ok=True)
     (folder / "w8.json").write_text('{"ok":true}\n')
     os.chmod(folder, 0o755)
     os.chmod(folder / "w8.json", 0o644)
-    zones = "\n".join(ZONE.format(n=n, rate=rate) for n, (_, rate) in enumerate(HOSTS))
-    servers = "\n".join(SERVER.format(host=host, port=port, dir=folder, n=n, burst=_burst(rate))
-                        for n, (host, rate) in enumerate(HOSTS))
+    zones = "\n".join(ZONE.format(n=n, rate=rate) for n, (_, rate) in enumerate(hosts))
+    servers = "\n".join(SERVER.format(port=port, dir=folder, n=n, burst=_burst(rate))
+                        for n, (port, rate) in enumerate(hosts))
     (folder / "nginx.conf").write_text(CONFIG.format(dir=folder, zones=zones, servers=servers))
     process = subprocess.Popen([bench.nginx, "-e", f"{folder}/error.log", "-p", str(folder),
                                 "-c", f"{folder}/nginx.conf"], stdin=subprocess.DEVNULL)
     for _ in range(50):
         done = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}",
-                               f"http://{HOSTS[-1][0]}:{port}/w8?probe"], capture_output=True, text=True)
+                               f"http://127.0.0.1:{hosts[-1][0]}/w8?probe"], capture_output=True, text=True)
         if done.stdout == "200":
             return process
         if process.poll() is not None:
@@ -96,7 +108,7 @@ def _start(bench, folder, port):
     process.terminate()
     log = folder / "error.log"
     sys.stderr.write(log.read_text(errors="replace") if log.exists() else "")
-    say("W8: nginx did not start on 127.0.0.2-9 (loopback addresses beyond 127.0.0.1 missing?)")
+    say(f"W8: nginx did not start on 127.0.0.1 ports {hosts[0][0]}…{hosts[-1][0]}")
     return None
 
 
@@ -115,11 +127,11 @@ def _judge(lines, rate_of):
         fields = line.split()
         if len(fields) != 3:
             continue
-        host, msec, status = fields
+        port, msec, status = fields
         if status == "429":
             throttled += 1
         elif status == "200":
-            key = (host, int(float(msec)))
+            key = (int(port), int(float(msec)))
             seconds[key] = seconds.get(key, 0) + 1
     busiest, over = {}, {}
     for (host, second), count in sorted(seconds.items()):
@@ -137,26 +149,27 @@ def run(bench):
     scale = 10 if s.quick else 1
     folder = bench.work / "w8"
     folder.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    counts = {host: (3200 if rate == FAST else 400) // scale for host, rate in HOSTS}
+    hosts = list(zip(_ports(len(RATES)), RATES))
+    counts = {port: (3200 if rate == FAST else 400) // scale for port, rate in hosts}
     total = sum(counts.values())
-    ideal = max(counts[host] / rate for host, rate in HOSTS)
+    ideal = max(counts[port] / rate for port, rate in hosts)
     urls = folder / "w8.urls"
-    urls.write_text("".join(f"http://{host}:{port}/w8?n={n}\n" for host, _ in HOSTS for n in range(counts[host])))
-    rules = ",".join(f"{host}={rate}/s" for host, rate in HOSTS)
+    urls.write_text("".join(f"http://127.0.0.1:{port}/w8?n={n}\n" for port, _ in hosts for n in range(counts[port])))
+    rules = ",".join(f"127.0.0.1:{port}={rate}/s" for port, rate in hosts)
     modes = [("fetch --host-rate (the limits)", ["--host-rate", rules], s.run_limit),
              ("fetch --adaptive", ["--adaptive"], s.run_limit)]
     modes += [(f"fetch --rate {rate}", ["--rate", str(rate)], s.run_limit) for rate in GLOBAL_RATES]
     # Without limits each 429 pauses its host for a growing backoff, for minutes: a minute says enough.
     modes += [("fetch (no limits)", [], min(60, s.run_limit))]
-    process = _start(bench, folder, port)
+    process = _start(bench, folder, hosts)
     if process is None:
         return
-    rate_of = dict(HOSTS)
+    rate_of = dict(hosts)
     log = folder / "w8.log"
     results = {name: [] for name, _, _ in modes}
-    say(f"W8: {total} URLs over 8 hosts sorted by host (4 × {counts[HOSTS[0][0]]} at {FAST}/s, "
-        f"4 × {counts[HOSTS[-1][0]]} at {SLOW}/s: ideal {ideal:.1f} s), nginx limit_req on {HOSTS[0][0]}…{HOSTS[-1][0]}")
+    say(f"W8: {total} URLs over 8 hosts sorted by host (4 × {counts[hosts[0][0]]} at {FAST}/s, "
+        f"4 × {counts[hosts[-1][0]]} at {SLOW}/s: ideal {ideal:.1f} s), nginx limit_req on 127.0.0.1 ports "
+        f"{hosts[0][0]}…{hosts[-1][0]}")
     try:
         for round_number in range(1, s.rounds + 1):
             for name, extra, limit in modes:
