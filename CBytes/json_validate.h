@@ -499,22 +499,41 @@ static inline int cbytes_json_check_batch(const uint8_t *bytes, size_t count, co
                cbytes_json_check_batch(bytes, count, batch, batched);                                         \
     }
 
-/// The high bit of each byte of `word` that equals `byte`, exactly (no false positives from borrows).
-CBYTES_JSON_INLINE uint64_t cbytes_json_swar_equal(uint64_t word, uint8_t byte) {
-    const uint64_t low7 = 0x7F7F7F7F7F7F7F7FULL;
-    uint64_t x = word ^ (0x0101010101010101ULL * byte);
-    return ~(((x & low7) + low7) | x) & ~low7;
+/// The structural classes of one byte as bits (quote 1, backslash 2, whitespace 4, bracket 8,
+/// ':' 16, ',' 32, '/' 64); the control and non-ASCII class (128) comes from arithmetic instead.
+CBYTES_JSON_INLINE uint64_t cbytes_json_structural_class(uint8_t byte) {
+    static const uint8_t table[256] = {
+        ['"'] = 1, ['\\'] = 2, [' '] = 4, ['\t'] = 4, ['\n'] = 4, ['\r'] = 4,
+        ['['] = 8, [']'] = 8, ['{'] = 8, ['}'] = 8, [':'] = 16, [','] = 32, ['/'] = 64,
+    };
+    return table[byte];
 }
 
-/// Byte i's high bit to bit i, for the eight bytes of a SWAR mask.
-CBYTES_JSON_INLINE uint64_t cbytes_json_swar_gather(uint64_t highs) {
-    return ((highs >> 7) * 0x0102040810204080ULL) >> 56;
+/// Transposes the 8×8 bit matrix in `x` (bit 8r + c to bit 8c + r): eight bytes' class bits
+/// become eight classes' byte bits (Hacker's Delight, transpose8).
+CBYTES_JSON_INLINE uint64_t cbytes_json_transpose_bits(uint64_t x) {
+    uint64_t t = (x ^ (x >> 7)) & 0x00AA00AA00AA00AAULL;
+    x ^= t ^ (t << 7);
+    t = (x ^ (x >> 14)) & 0x0000CCCC0000CCCCULL;
+    x ^= t ^ (t << 14);
+    t = (x ^ (x >> 28)) & 0x00000000F0F0F0F0ULL;
+    x ^= t ^ (t << 28);
+    return x;
 }
 
-/// Classifies a block eight bytes at a time in general-purpose registers, for machines where no
-/// vector unit is known to this header.
+/// Swaps the bytes of `*a` and `*b` selected by `keep`'s complement, `shift` bits apart: one step
+/// of an 8×8 byte matrix transpose.
+CBYTES_JSON_INLINE void cbytes_json_swap_bytes(uint64_t *a, uint64_t *b, int shift, uint64_t keep) {
+    uint64_t t = ((*a >> shift) ^ *b) & keep;
+    *b ^= t;
+    *a ^= t << shift;
+}
+
+/// Classifies a block without a vector unit: one table lookup per byte gives all of its classes
+/// at once, where comparing words with each class byte (SWAR) takes a compare and a gather per
+/// class; two transposes turn the 64 bytes of class bits into the eight 64-bit masks.
 CBYTES_JSON_INLINE void cbytes_json_classify_portable(const uint8_t *block, cbytes_json_masks *m) {
-    memset(m, 0, sizeof *m);
+    uint64_t x[8];
     CBYTES_JSON_UNROLL
     for (int i = 0; i < 8; i++) {
         uint64_t w;
@@ -522,22 +541,29 @@ CBYTES_JSON_INLINE void cbytes_json_classify_portable(const uint8_t *block, cbyt
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
         w = __builtin_bswap64(w);
 #endif
-        uint64_t folded = w | 0x2020202020202020ULL;
-        uint64_t space = cbytes_json_swar_equal(w, ' ') | cbytes_json_swar_equal(w, '\t') |
-                         cbytes_json_swar_equal(w, '\n') | cbytes_json_swar_equal(w, '\r');
-        uint64_t bracket = cbytes_json_swar_equal(folded, '{') | cbytes_json_swar_equal(folded, '}');
-        uint64_t low = (~((w & 0x7F7F7F7F7F7F7F7FULL) + 0x6060606060606060ULL) | w) & 0x8080808080808080ULL;
-        int shift = 8 * i;
-        m->quote |= cbytes_json_swar_gather(cbytes_json_swar_equal(w, '"')) << shift;
-        m->backslash |= cbytes_json_swar_gather(cbytes_json_swar_equal(w, '\\')) << shift;
-        m->space |= cbytes_json_swar_gather(space) << shift;
-        m->bracket |= cbytes_json_swar_gather(bracket) << shift;
-        m->colon |= cbytes_json_swar_gather(cbytes_json_swar_equal(w, ':')) << shift;
-        m->comma |= cbytes_json_swar_gather(cbytes_json_swar_equal(w, ',')) << shift;
-        m->low |= cbytes_json_swar_gather(low) << shift;
-        m->escape_ok |= cbytes_json_swar_gather(cbytes_json_swar_equal(w, '/')) << shift;
+        // Bytes below 0x20 or above 0x7F, in each byte's high bit: the class bit 128.
+        uint64_t classes = (~((w & 0x7F7F7F7F7F7F7F7FULL) + 0x6060606060606060ULL) | w) & 0x8080808080808080ULL;
+        CBYTES_JSON_UNROLL
+        for (int j = 0; j < 8; j++) classes |= cbytes_json_structural_class(block[8 * i + j]) << (8 * j);
+        x[i] = cbytes_json_transpose_bits(classes);
     }
-    m->escape_ok |= m->quote | m->backslash;
+    // Now byte k of x[i] is class k of bytes 8i to 8i + 7; transposing the bytes makes x[k] class k.
+    CBYTES_JSON_UNROLL
+    for (int i = 0; i < 8; i += 2) cbytes_json_swap_bytes(&x[i], &x[i + 1], 8, 0x00FF00FF00FF00FFULL);
+    CBYTES_JSON_UNROLL
+    for (int i = 0; i < 4; i++) {
+        cbytes_json_swap_bytes(&x[i + (i & 2)], &x[i + (i & 2) + 2], 16, 0x0000FFFF0000FFFFULL);
+    }
+    CBYTES_JSON_UNROLL
+    for (int i = 0; i < 4; i++) cbytes_json_swap_bytes(&x[i], &x[i + 4], 32, 0x00000000FFFFFFFFULL);
+    m->quote = x[0];
+    m->backslash = x[1];
+    m->space = x[2];
+    m->bracket = x[3];
+    m->colon = x[4];
+    m->comma = x[5];
+    m->escape_ok = x[6] | x[0] | x[1];
+    m->low = x[7];
 }
 
 CBYTES_JSON_VALIDATOR(cbytes_json_valid_portable, , cbytes_json_classify_portable, cbytes_json_prefix_xor)
