@@ -570,29 +570,51 @@ CBYTES_JSON_VALIDATOR(cbytes_json_valid_portable, , cbytes_json_classify_portabl
 
 #if defined(__x86_64__)
 
+/// Bytes that send a block down the classifiers' rare path: controls and non-ASCII (a signed
+/// compare: bytes >= 0x80 are negative), and `[ \\ ] { | }`, which `| 0x20` folds onto 0x7B-0x7D
+/// and `+ 5` then onto the three smallest signed bytes ('|' is a harmless false alarm).
+CBYTES_JSON_INLINE __m128i cbytes_json_rare_sse2(__m128i v) {
+    __m128i folded = _mm_add_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8(5));
+    return _mm_or_si128(_mm_cmplt_epi8(folded, _mm_set1_epi8(-125)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+}
+
 /// Classifies a block with SSE2 (every x86_64 has it): 16 bytes per compare, a movemask each.
+/// The movemasks are the cost, so the four classes most blocks lack (backslashes and the slashes
+/// they escape, brackets, control and non-ASCII bytes) are gathered only where one of them occurs.
+/// Without controls the only whitespace is ' ', one compare; the rare path adds tab, LF and CR.
 CBYTES_JSON_INLINE void cbytes_json_classify_sse2(const uint8_t *block, cbytes_json_masks *m) {
     memset(m, 0, sizeof *m);
+    __m128i v[4], rare = _mm_setzero_si128();
     CBYTES_JSON_UNROLL
     for (int i = 0; i < 4; i++) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(block + 16 * i));
-        __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
-        __m128i space = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))),
-            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))));
-        // '[' | 0x20 is '{' and ']' | 0x20 is '}'; no other byte folds onto either.
-        __m128i bracket =
-            _mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')), _mm_cmpeq_epi8(folded, _mm_set1_epi8('}')));
+        v[i] = _mm_loadu_si128((const __m128i *)(block + 16 * i));
+        rare = _mm_or_si128(rare, cbytes_json_rare_sse2(v[i]));
         int shift = 16 * i;
-        m->quote |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('"'))) << shift;
-        m->backslash |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))) << shift;
-        m->space |= (uint64_t)(uint32_t)_mm_movemask_epi8(space) << shift;
-        m->bracket |= (uint64_t)(uint32_t)_mm_movemask_epi8(bracket) << shift;
-        m->colon |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(':'))) << shift;
-        m->comma |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(','))) << shift;
-        // Signed compare: bytes >= 0x80 are negative, so this finds them and the controls at once.
-        m->low |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20))) << shift;
-        m->escape_ok |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('/'))) << shift;
+        m->quote |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[i], _mm_set1_epi8('"'))) << shift;
+        m->space |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[i], _mm_set1_epi8(' '))) << shift;
+        m->colon |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[i], _mm_set1_epi8(':'))) << shift;
+        m->comma |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[i], _mm_set1_epi8(','))) << shift;
+    }
+    // Opaque before the branch, or clang takes the masks apart bit by bit to merge the two paths.
+    __asm__("" : "+r"(m->quote), "+r"(m->space), "+r"(m->colon), "+r"(m->comma));
+    if (_mm_movemask_epi8(rare)) {
+        CBYTES_JSON_UNROLL
+        for (int i = 0; i < 4; i++) {
+            __m128i space = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(v[i], _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v[i], _mm_set1_epi8('\t'))),
+                _mm_or_si128(_mm_cmpeq_epi8(v[i], _mm_set1_epi8('\n')), _mm_cmpeq_epi8(v[i], _mm_set1_epi8('\r'))));
+            // '[' | 0x20 is '{' and ']' | 0x20 is '}'; no other byte folds onto either.
+            __m128i folded = _mm_or_si128(v[i], _mm_set1_epi8(0x20));
+            __m128i bracket = _mm_or_si128(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')),
+                                           _mm_cmpeq_epi8(folded, _mm_set1_epi8('}')));
+            int shift = 16 * i;
+            m->space |= (uint64_t)(uint32_t)_mm_movemask_epi8(space) << shift;
+            m->backslash |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[i], _mm_set1_epi8('\\'))) << shift;
+            m->bracket |= (uint64_t)(uint32_t)_mm_movemask_epi8(bracket) << shift;
+            // Signed compare: bytes >= 0x80 are negative, so this finds them and the controls at once.
+            m->low |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmplt_epi8(v[i], _mm_set1_epi8(0x20))) << shift;
+            m->escape_ok |= (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v[i], _mm_set1_epi8('/'))) << shift;
+        }
     }
     m->escape_ok |= m->quote | m->backslash;
 }
@@ -619,34 +641,53 @@ CBYTES_JSON_INLINE __m128i cbytes_json_escape_column_lane(void) {
 
 #define CBYTES_JSON_AVX2 __attribute__((target("avx2,pclmul")))
 
-/// Classifies a block with AVX2: half the compares and movemasks of SSE2.
+/// cbytes_json_rare_sse2 with AVX2.
+CBYTES_JSON_AVX2 CBYTES_JSON_INLINE __m256i cbytes_json_rare_avx2(__m256i v) {
+    __m256i folded = _mm256_add_epi8(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), _mm256_set1_epi8(5));
+    return _mm256_or_si256(_mm256_cmpgt_epi8(_mm256_set1_epi8(-125), folded),
+                           _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v));
+}
+
+/// Classifies a block with AVX2: half the compares and movemasks of SSE2, and as there, the rare
+/// classes only where one of them occurs.
 CBYTES_JSON_AVX2 CBYTES_JSON_INLINE void cbytes_json_classify_avx2(const uint8_t *block, cbytes_json_masks *m) {
     memset(m, 0, sizeof *m);
+    __m256i v[2], rare = _mm256_setzero_si256();
     CBYTES_JSON_UNROLL
     for (int i = 0; i < 2; i++) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(block + 32 * i));
-        __m256i folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-        __m256i spaces = _mm256_broadcastsi128_si256(cbytes_json_space_lane());
-        __m256i space = _mm256_cmpeq_epi8(_mm256_shuffle_epi8(spaces, v), v);
-        __m256i bracket = _mm256_or_si256(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8('{')),
-                                          _mm256_cmpeq_epi8(folded, _mm256_set1_epi8('}')));
+        v[i] = _mm256_loadu_si256((const __m256i *)(block + 32 * i));
+        rare = _mm256_or_si256(rare, cbytes_json_rare_avx2(v[i]));
         int shift = 32 * i;
-        m->quote |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"'))) << shift;
-        m->backslash |=
-            (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\'))) << shift;
-        m->space |= (uint64_t)(uint32_t)_mm256_movemask_epi8(space) << shift;
-        m->bracket |= (uint64_t)(uint32_t)_mm256_movemask_epi8(bracket) << shift;
-        m->colon |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(':'))) << shift;
-        m->comma |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(','))) << shift;
-        // Signed compare: bytes >= 0x80 are negative, so this finds them and the controls at once.
-        m->low |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v)) << shift;
-        __m256i row_table = _mm256_broadcastsi128_si256(cbytes_json_escape_row_lane());
-        __m256i column_table = _mm256_broadcastsi128_si256(cbytes_json_escape_column_lane());
-        __m256i high_nibbles = _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(0x0F));
-        __m256i rows = _mm256_shuffle_epi8(row_table, high_nibbles);
-        __m256i columns = _mm256_shuffle_epi8(column_table, v);
-        __m256i valid = _mm256_cmpeq_epi8(_mm256_and_si256(rows, columns), _mm256_setzero_si256());
-        m->escape_ok |= (uint64_t)(uint32_t)~_mm256_movemask_epi8(valid) << shift;
+        m->quote |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v[i], _mm256_set1_epi8('"'))) << shift;
+        m->space |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v[i], _mm256_set1_epi8(' '))) << shift;
+        m->colon |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v[i], _mm256_set1_epi8(':'))) << shift;
+        m->comma |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v[i], _mm256_set1_epi8(','))) << shift;
+    }
+    __asm__("" : "+r"(m->quote), "+r"(m->space), "+r"(m->colon), "+r"(m->comma));
+    if (!_mm256_testz_si256(rare, rare)) {
+        CBYTES_JSON_UNROLL
+        for (int i = 0; i < 2; i++) {
+            __m256i spaces = _mm256_broadcastsi128_si256(cbytes_json_space_lane());
+            __m256i space = _mm256_cmpeq_epi8(_mm256_shuffle_epi8(spaces, v[i]), v[i]);
+            __m256i folded = _mm256_or_si256(v[i], _mm256_set1_epi8(0x20));
+            __m256i bracket = _mm256_or_si256(_mm256_cmpeq_epi8(folded, _mm256_set1_epi8('{')),
+                                              _mm256_cmpeq_epi8(folded, _mm256_set1_epi8('}')));
+            int shift = 32 * i;
+            m->space |= (uint64_t)(uint32_t)_mm256_movemask_epi8(space) << shift;
+            m->backslash |=
+                (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v[i], _mm256_set1_epi8('\\'))) << shift;
+            m->bracket |= (uint64_t)(uint32_t)_mm256_movemask_epi8(bracket) << shift;
+            // Signed compare: bytes >= 0x80 are negative, so this finds them and the controls at once.
+            m->low |=
+                (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v[i])) << shift;
+            __m256i row_table = _mm256_broadcastsi128_si256(cbytes_json_escape_row_lane());
+            __m256i column_table = _mm256_broadcastsi128_si256(cbytes_json_escape_column_lane());
+            __m256i high_nibbles = _mm256_and_si256(_mm256_srli_epi16(v[i], 4), _mm256_set1_epi8(0x0F));
+            __m256i rows = _mm256_shuffle_epi8(row_table, high_nibbles);
+            __m256i columns = _mm256_shuffle_epi8(column_table, v[i]);
+            __m256i valid = _mm256_cmpeq_epi8(_mm256_and_si256(rows, columns), _mm256_setzero_si256());
+            m->escape_ok |= (uint64_t)(uint32_t)~_mm256_movemask_epi8(valid) << shift;
+        }
     }
 }
 
