@@ -35,8 +35,16 @@
 /// Inlined even when the includer optimises for size (Swift's importer compiles C at -Os, which
 /// would leave the per-block helpers as calls and their loops rolled: a third slower).
 #define CBYTES_JSON_INLINE __attribute__((always_inline)) static inline
-/// Fully unrolled whatever the optimisation level (the loop counts are constants).
+/// Fully unrolled whatever the optimisation level (the loop counts are constants); gcc, which
+/// builds the aarch64 cross-test, has its own spelling.
+#if defined(__clang__)
 #define CBYTES_JSON_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define CBYTES_JSON_UNROLL _Pragma("GCC unroll 64")
+#endif
+/// Kept out of line (the rare paths): not `inline`, which gcc rejects beside `noinline`, and
+/// `unused`, as an includer may not call them.
+#define CBYTES_JSON_OUTLINE static __attribute__((noinline, unused))
 
 /// Byte classes for the scalar checks, one table lookup each.
 enum {
@@ -224,7 +232,7 @@ static inline int cbytes_json_scalar(const uint8_t *bytes, size_t p, size_t coun
 }
 
 /// Moves the bit stack to the heap with twice the room. Returns 0 when memory is short.
-static inline __attribute__((noinline)) int cbytes_json_grow(cbytes_json_stack *stack) {
+CBYTES_JSON_OUTLINE int cbytes_json_grow(cbytes_json_stack *stack) {
     size_t capacity = stack->capacity * 2;
     uint64_t *kinds = (uint64_t *)malloc(capacity / 8);
     if (kinds == NULL) return 0;
@@ -298,8 +306,7 @@ static inline int cbytes_json_brackets(cbytes_json_stack *stack, cbytes_json_car
 
 /// Checks the bytes after backslashes at `unchecked` (bits from `base`): a valid escape, and four
 /// hex digits after a 'u'. Out of line: most blocks have none.
-static inline __attribute__((noinline)) int cbytes_json_check_escapes(const uint8_t *bytes, size_t count, size_t base,
-                                                                uint64_t unchecked) {
+CBYTES_JSON_OUTLINE int cbytes_json_check_escapes(const uint8_t *bytes, size_t count, size_t base, uint64_t unchecked) {
     for (; unchecked; unchecked &= unchecked - 1) {
         size_t p = base + (size_t)__builtin_ctzll(unchecked);
         if (p >= count) return 0;
@@ -318,8 +325,8 @@ static inline __attribute__((noinline)) int cbytes_json_check_escapes(const uint
 /// Checks the control and non-ASCII bytes inside strings at `special` (bits from `base`): each
 /// UTF-8 sequence from its first byte; a sequence may run into the next block. Out of line: an
 /// ASCII document has none.
-static inline __attribute__((noinline)) int cbytes_json_check_special(cbytes_json_carry *carry, const uint8_t *bytes,
-                                                                size_t count, size_t base, uint64_t special) {
+CBYTES_JSON_OUTLINE int cbytes_json_check_special(cbytes_json_carry *carry, const uint8_t *bytes, size_t count,
+                                                  size_t base, uint64_t special) {
     if (carry->utf8_next > base) {
         size_t skip = carry->utf8_next - base;
         special = skip >= 64 ? 0 : special & (~0ULL << skip);
