@@ -45,7 +45,8 @@ final class Transfer {
         self.submittedAt = submittedAt
     }
 
-    /// The host part of the URL, lower-cased, as the key for per-host pauses after `Retry-After`.
+    /// The URL's authority as written (port included), the key for per-host pauses after
+    /// `Retry-After` and for host budgets; not lower-cased, so two spellings are two hosts.
     var hostKey: Substring {
         let url = self.request.url
         guard let schemeEnd = url.range(of: "://") else {

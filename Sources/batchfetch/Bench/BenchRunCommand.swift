@@ -203,15 +203,10 @@ struct BenchRunCommand: AsyncParsableCommand {
             hdrFile.write(run.recorder.latency.percentileDistribution())
             hdrFile.flush()
         }
-        if loadRun.interrupted {
-            FileHandleOutput.standardError.write("batchfetch: interrupted; the report covers the requests completed\n")
-            throw ExitCode.interrupted
-        }
-        if outputsFailed {
-            throw ExitCode.usage
-        }
-        if report.failed > 0 {
-            throw ExitCode.someFailed
-        }
+        var ending = RunEnding()
+        ending.interrupted = loadRun.interrupted ? "interrupted; the report covers the requests completed" : nil
+        ending.usage = outputsFailed ? "" : nil  // each failed output said why when it failed
+        ending.someFailed = report.failed > 0
+        try ending.finish()
     }
 }

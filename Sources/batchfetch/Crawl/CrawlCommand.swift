@@ -135,29 +135,24 @@ struct CrawlCommand: AsyncParsableCommand {
         writer.finish()
 
         let elapsed = Date().timeIntervalSince(started)
+        var ending = RunEnding()
         switch run.outcome {
         case .success(let (summary, cache, images)):
             let statsWritten = self.summarize(summary, cache: cache, elapsed: elapsed)
             if let images {
                 self.summarize(images)
             }
-            if summary.failedFacets > 0 || !summary.sweepFailures.isEmpty || images?.failures.isEmpty == false
+            ending.someFailed =
+                summary.failedFacets > 0 || !summary.sweepFailures.isEmpty || images?.failures.isEmpty == false
                 || !statsWritten
-            {
-                throw ExitCode.someFailed
-            }
         case .failure(let error) where run.interrupted || error is CancellationError:
-            FileHandleOutput.standardError.write(
-                "batchfetch: interrupted; complete facets are written, --resume finishes the crawl\n")
-            throw ExitCode.interrupted
+            ending.interrupted = "interrupted; complete facets are written, --resume finishes the crawl"
         case .failure(let error as FetchError) where error.kind == .resumeMismatch:
-            FileHandleOutput.standardError.write("batchfetch: \(error.message)\n")
-            throw ExitCode.usage
+            ending.usage = error.message
         case .failure(let error):
-            let message = (error as? FetchError)?.description ?? "\(error)"
-            FileHandleOutput.standardError.write("batchfetch: crawl failed: \(message)\n")
-            throw ExitCode.someFailed
+            ending.failure = "crawl failed: \((error as? FetchError)?.description ?? "\(error)")"
         }
+        try ending.finish()
     }
 
     private func openOutput(keeping bytes: Int) throws -> FileHandleOutput {

@@ -238,30 +238,16 @@ struct FetchCommand: AsyncParsableCommand {
         let statsWritten = self.summarize(
             summary, skipped: self.skipExisting ? source.skipped.value : nil, cache: try? run.outcome.get(),
             elapsed: elapsed, shard: shard, hosts: tally.hosts.withLock { $0 })
-        if let failure = sink.failure {
-            // The reader went away (a closed pipe, as with `| head`) or the disk is full: stop.
-            if failure == EPIPE {
-                throw ExitCode.brokenPipe
-            }
-            FileHandleOutput.standardError.write(
-                "batchfetch: cannot write records: \(String(cString: strerror(failure)))\n")
-            throw ExitCode.someFailed
+        var ending = RunEnding()
+        // The reader went away (a closed pipe, as with `| head`) or the disk is full.
+        ending.unwritten = sink.failure
+        ending.interrupted = run.interrupted ? "" : nil
+        if case .failure(let error) = run.outcome {
+            ending.failure = "\(error)"
         }
-        if case .failure(let error) = run.outcome, !run.interrupted {
-            FileHandleOutput.standardError.write("batchfetch: \(error)\n")
-            throw ExitCode.someFailed
-        }
-        if run.interrupted {
-            throw ExitCode.interrupted
-        }
-        if let failure = source.readFailure.value {
-            FileHandleOutput.standardError.write(
-                "batchfetch: \(failure); the records of the lines before are written\n")
-            throw ExitCode.usage
-        }
-        if summary.failed > 0 || !statsWritten {
-            throw ExitCode.someFailed
-        }
+        ending.usage = source.readFailure.value.map { "\($0); the records of the lines before are written" }
+        ending.someFailed = summary.failed > 0 || !statsWritten
+        try ending.finish()
     }
 
     /// What the run reads and writes, checked before the first request.
