@@ -20,15 +20,20 @@ def printed_count(values):
     return check
 
 
-def status_lines(values):
-    """curl -w '%{http_code}\\n': one 2xx line per transfer (its exit status would not tell a skip)."""
+def _ok_lines(values, pattern, what):
+    """A check that the run printed one line matching `pattern` per transfer."""
     def check(log):
         text = Path(f"{log}.stdout").read_text(errors="replace")
-        ok = len(re.findall(r"^2[0-9][0-9]$", text, re.MULTILINE))
+        ok = len(re.findall(pattern, text, re.MULTILINE))
         if ok == values["n"]:
             return True, ""
-        return False, f"{ok} transfers with a 2xx status, {values['n']} expected\n"
+        return False, f"{ok} {what}, {values['n']} expected\n"
     return check
+
+
+def status_lines(values):
+    """curl -w '%{http_code}\\n': one 2xx line per transfer (its exit status would not tell a skip)."""
+    return _ok_lines(values, r"^2[0-9][0-9]$", "transfers with a 2xx status")
 
 
 def w3_fetch(values):
@@ -103,13 +108,9 @@ def _judged(judge):
 
 def w4_curl(values):
     """W4's curl -w '%{http_code} %{http_version}\\n': one 2xx line over HTTP/VERSION per transfer."""
-    def check(log):
-        text = Path(f"{log}.stdout").read_text(errors="replace")
-        ok = len(re.findall(rf"^2[0-9][0-9] {re.escape(values['version'])}$", text, re.MULTILINE))
-        if ok == values["n"]:
-            return True, ""
-        return False, f"{ok} transfers with a 2xx status over HTTP/{values['version']}, {values['n']} expected\n"
-    return check
+    version = values["version"]
+    return _ok_lines(values, rf"^2[0-9][0-9] {re.escape(version)}$",
+                     f"transfers with a 2xx status over HTTP/{version}")
 
 
 def w4_h2load(values):
