@@ -18,13 +18,10 @@ import Synchronization
 ///
 /// Threading: ``append(_:)`` from the series' cutting task; ``copy(to:)`` once the run is over.
 final class BenchSeriesSpill: Sendable {
-    private struct State {
-        var points = 0
-        var failure: Int32 = 0
-    }
-
+    /// Read back by ``copy(to:)``; ``file`` owns it and closes it.
     private let descriptor: Int32
-    private let state = Mutex(State())
+    private let file: FileHandleOutput
+    private let appended = Atomic<Bool>(false)
 
     /// Creates the file in `$TMPDIR` (or `/tmp`).
     /// - Throws: ``ExitCode/usage`` when it cannot be created (said on standard error).
@@ -44,34 +41,25 @@ final class BenchSeriesSpill: Sendable {
             _ = buffer.baseAddress.map { unlink($0) }
         }
         self.descriptor = descriptor
-    }
-
-    deinit {
-        close(self.descriptor)
+        self.file = FileHandleOutput(owning: descriptor)
     }
 
     /// Adds one point's JSON.
     func append(_ json: [UInt8]) {
-        self.state.withLock { state in
-            guard state.failure == 0 else {
-                return
+        let first = !self.appended.exchange(true, ordering: .relaxed)
+        json.withUnsafeBytes { point in
+            if first {
+                self.file.write([point])
+            } else {
+                Self.comma.withUnsafeBytes { self.file.write([$0, point]) }
             }
-            let bytes = state.points == 0 ? json : [0x2C] + json
-            if let failure = Self.writeAll(bytes, to: self.descriptor) {
-                state.failure = failure
-            }
-            state.points += 1
         }
     }
 
-    /// How many points were added.
-    var count: Int { self.state.withLock { $0.points } }
+    private static let comma: [UInt8] = [0x2C]
 
     /// The `errno` of the first failed write, or `nil`.
-    var failure: Int32? {
-        let failure = self.state.withLock { $0.failure }
-        return failure == 0 ? nil : failure
-    }
+    var failure: Int32? { self.file.failure }
 
     /// Writes everything added, from the start, to `output`, 64 KB at a time.
     /// - Returns: `false` when the file could not be read back.
@@ -91,26 +79,6 @@ final class BenchSeriesSpill: Sendable {
             }
             buffer.withUnsafeBytes { output.write([UnsafeRawBufferPointer(rebasing: $0[..<read])]) }
             offset += off_t(read)
-        }
-    }
-
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
-        bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else {
-                return nil
-            }
-            var done = 0
-            while done < raw.count {
-                let written = Glibc.write(descriptor, base + done, raw.count - done)
-                if written < 0 {
-                    if errno == EINTR {
-                        continue
-                    }
-                    return errno
-                }
-                done += written
-            }
-            return nil
         }
     }
 }

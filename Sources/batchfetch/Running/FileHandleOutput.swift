@@ -32,7 +32,8 @@ final class FileHandleOutput: Sendable {
         self.ownedRegularFile = false
     }
 
-    private init(owning descriptor: Int32) {
+    /// Writes to `descriptor`, which it closes when it goes away.
+    init(owning descriptor: Int32) {
         self.descriptor = descriptor
         self.owned = true
         var status = stat()
