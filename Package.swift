@@ -23,6 +23,8 @@ let package = Package(
     products: [
         .library(name: "BatchFetch", targets: ["BatchFetch"]),
         .library(name: "BatchFetchBench", targets: ["BatchFetchBench"]),
+        .library(name: "BatchFetchCache", targets: ["BatchFetchCache"]),
+        .library(name: "BatchFetchFiles", targets: ["BatchFetchFiles"]),
         .library(name: "BatchFetchMerge", targets: ["BatchFetchMerge"]),
         .library(name: "CocktailDB", targets: ["CocktailDB"]),
         .library(name: "CocktailReplica", targets: ["CocktailReplica"]),
@@ -43,7 +45,7 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
-        // SQLite, found through pkg-config, for the on-disk response cache (Sources/BatchFetch/Cache).
+        // SQLite, found through pkg-config, for the on-disk response cache (Sources/BatchFetchCache).
         .systemLibrary(
             name: "CSQLite",
             path: "CSQLite",
@@ -82,11 +84,22 @@ let package = Package(
                 "CCrypto",
                 "CCurl",
                 "CLinux",
-                "CSQLite",
                 "CSSL",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
+        ),
+        // The on-disk HTTP cache (`--cache`): a response store the engine consults through the
+        // core's `ResponseStore`.
+        .target(
+            name: "BatchFetchCache",
+            dependencies: ["BatchFetch", "CSQLite"]
+        ),
+        // Saving bodies as files under names from a template (`--save-dir`): the engine streams
+        // bodies into a folder of the core's; this names them.
+        .target(
+            name: "BatchFetchFiles",
+            dependencies: ["BatchFetch"]
         ),
         // bench's load generation, latency histograms and reports: what `batchfetch bench` serves.
         .target(
@@ -119,6 +132,8 @@ let package = Package(
             dependencies: [
                 "BatchFetch",
                 "BatchFetchBench",
+                "BatchFetchCache",
+                "BatchFetchFiles",
                 "BatchFetchMerge",
                 "CLinux",
                 "CocktailDB",
@@ -152,6 +167,8 @@ let package = Package(
             dependencies: [
                 "BatchFetch",
                 "BatchFetchBench",
+                "BatchFetchCache",
+                "BatchFetchFiles",
                 "BatchFetchMerge",
                 "CocktailReplica",
                 "TestSupport",

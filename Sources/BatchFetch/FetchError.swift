@@ -56,7 +56,7 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let decodingFailed = Kind(rawValue: "decodingFailed")
         /// The engine configuration is invalid.
         public static let invalidConfiguration = Kind(rawValue: "invalidConfiguration")
-        /// `--cache-mode only` (``HTTPCacheConfiguration/Mode/only``) and the cache holds no
+        /// `--cache-mode only` (the HTTP cache's offline mode) and the cache holds no
         /// response for the request: nothing was sent.
         public static let notCached = Kind(rawValue: "notCached")
         /// The body could not be saved to its file (disk full, no permission, a name two records

@@ -32,7 +32,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
     }
 
     /// Appends one `Name: value` line to a raw block.
-    static func append(name: some Collection<UInt8>, value: some Collection<UInt8>, to raw: inout [UInt8]) {
+    package static func append(name: some Collection<UInt8>, value: some Collection<UInt8>, to raw: inout [UInt8]) {
         raw.append(contentsOf: name)
         raw.append(contentsOf: ": ".utf8)
         raw.append(contentsOf: value)
@@ -129,7 +129,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
 
     /// Calls `body` with each field's name and value (trimmed) as bytes, in order: for readers of
     /// several fields, in one pass and without a String per field.
-    func forEachField(_ body: (_ name: ArraySlice<UInt8>, _ value: ArraySlice<UInt8>) -> Void) {
+    package func forEachField(_ body: (_ name: ArraySlice<UInt8>, _ value: ArraySlice<UInt8>) -> Void) {
         var fields = FieldIterator(raw: self.raw)
         while let field = fields.next() {
             body(self.raw[field.name], self.raw[field.value])
@@ -137,7 +137,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence {
     }
 
     /// Whether two field names are equal, ASCII case-insensitively.
-    static func sameName(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
+    package static func sameName(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
         a.count == b.count && a.elementsEqual(b, by: UInt8.asciiCaseInsensitiveEqual)
     }
 
@@ -223,7 +223,7 @@ extension UInt8 {
     }
 
     /// Whether two bytes are equal with ASCII letters compared case-insensitively.
-    static func asciiCaseInsensitiveEqual(_ a: UInt8, _ b: UInt8) -> Bool {
+    package static func asciiCaseInsensitiveEqual(_ a: UInt8, _ b: UInt8) -> Bool {
         a.asciiLowercased == b.asciiLowercased
     }
 }
@@ -231,7 +231,7 @@ extension UInt8 {
 extension ArraySlice<UInt8> {
     /// Whether these bytes spell `lowercased` (which must be all lower case), ASCII
     /// case-insensitively: a header name or a month read as bytes, without a String.
-    func isASCIICaseInsensitive(_ lowercased: StaticString) -> Bool {
+    package func isASCIICaseInsensitive(_ lowercased: StaticString) -> Bool {
         self.count == lowercased.utf8CodeUnitCount
             && lowercased.withUTF8Buffer { self.elementsEqual($0, by: { $0.asciiLowercased == $1 }) }
     }

@@ -107,7 +107,7 @@ public struct HeaderField: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Sensitive names whose values are never printed (logs, errors, records).
-    static let redactedNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "x-api-key"]
+    package static let redactedNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "x-api-key"]
 
     /// `Name: value`, with the value of credential-carrying fields replaced by `[redacted]`.
     public var description: String {
@@ -293,6 +293,12 @@ extension String {
         }
         result.append(contentsOf: bytes[position...])
         return String(decoding: result, as: UTF8.self)
+    }
+
+    /// Whether a URL's bytes hold a secret (``secretSpans(in:)``): not generic, so that other
+    /// modules run the code specialised here.
+    package static func holdsSecret(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        !Self.secretSpans(in: bytes).isEmpty
     }
 
     /// Byte ranges of a URL that hold secrets: the user-info password and sensitive query values.

@@ -115,15 +115,15 @@ public struct FetchResult: Sendable {
     public let index: Int
     /// The request as submitted (for a result another's transfer answered, that one's request,
     /// which is identical but for its ``Request/tag``).
-    public internal(set) var request: Request
+    public package(set) var request: Request
     /// The response, or why there is none.
-    public internal(set) var outcome: Result<Response, FetchError>
+    public package(set) var outcome: Result<Response, FetchError>
     /// How many attempts were made (0 when the request was rejected before sending, the cache
     /// answered it, or another request's transfer did: see ``sharedWith``).
     public let attempts: Int
     /// Where the response came from when the engine has a cache (``Engine/Configuration/cache``);
     /// `nil` without one.
-    public internal(set) var cache: CacheOutcome?
+    public package(set) var cache: CacheOutcome?
     /// When identical requests shared one transfer (``Engine/Configuration/deduplicate``): the
     /// ``index`` of the result whose transfer answered this one, which made the attempts, so
     /// this one's ``attempts`` is 0. `nil` for a request that had its own transfer, or none.
@@ -152,9 +152,9 @@ public struct FetchResult: Sendable {
     /// (refused, or answered by the cache). A result that shared another's transfer
     /// (``sharedWith``) carries that transfer's, attempts included, as it carries its response.
     public var details: TransferDetails? { self.facts.details }
-    /// Set by the engine thread on the result of a request its cache let through: the consumer
-    /// completes it (``HTTPCache/complete(_:)``), so storing stays off the engine thread.
-    var cacheCompletion: HTTPCache.Completion?
+    /// Set by the engine thread on the result of a request its store let through: the consumer
+    /// completes it (``ResponseStore/complete(_:)``), so storing stays off the engine thread.
+    package var storeTicket: (any StoreTicket)?
     private let facts: TransferFacts
 
     /// What the engine says of the transfer behind a result, packed: every result moves through
@@ -202,11 +202,11 @@ public struct FetchResult: Sendable {
             newConnections: newConnections ?? (try? outcome.get())?.newConnections ?? 0, gaveUp: gaveUp)
     }
 
-    /// A result of a transfer's waiter; the cache completes it when it let the request through
-    /// (`cacheCompletion` not `nil`).
+    /// A result of a transfer's waiter; the store completes it when it let the request through
+    /// (`storeTicket` not `nil`).
     init(
         index: Int, request: Request, outcome: Result<Response, FetchError>, attempts: Int,
-        cacheCompletion: HTTPCache.Completion?, sharedWith: Int? = nil, sharedWithTag: Int? = nil,
+        storeTicket: (any StoreTicket)?, sharedWith: Int? = nil, sharedWithTag: Int? = nil,
         totalTime: Duration? = nil, newConnections: Int = 0, gaveUp: RetryPolicy.GiveUp? = nil,
         details: TransferDetails? = nil
     ) {
@@ -215,7 +215,7 @@ public struct FetchResult: Sendable {
         self.outcome = outcome
         self.attempts = attempts
         self.cache = nil
-        self.cacheCompletion = cacheCompletion
+        self.storeTicket = storeTicket
         self.facts = TransferFacts(
             sharedWith: sharedWith, sharedWithTag: sharedWithTag, totalTime: totalTime,
             newConnections: newConnections, gaveUp: gaveUp, details: details)

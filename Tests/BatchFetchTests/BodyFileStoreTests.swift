@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchFiles
 
 /// File names from hostile URLs, and saving under a temporary name then renaming.
 struct BodyFileStoreTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchCache
 
 /// RFC 9111 freshness as a value: lifetime, age and the dates they come from.
 struct CacheFreshnessTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchCache
 
 /// The SQLite store on its own: round trips, replacement, durability across reopening, a full
 /// disk, and a directory that cannot be created.

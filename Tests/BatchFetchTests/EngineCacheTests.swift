@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchCache
 
 /// The engine with an on-disk cache, end to end against the replica (validators on and off) and
 /// the test server (Cache-Control variants).
@@ -194,7 +195,9 @@ struct EngineCacheTests {
         try await ReplicaServer.withServer { server in
             let warnings = WarningLog()
             var configuration = Self.configuration(file + "/cache")
-            configuration.cache?.onWarning = { warnings.add("", $0) }
+            var cache = configuration.cache as? HTTPCacheConfiguration
+            cache?.onWarning = { warnings.add("", $0) }
+            configuration.cache = cache
             let results = try await withEngine(configuration: configuration) { engine in
                 await collect(engine, Self.lookups(server, count: 5))
             }

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchCache
 
 /// The engine loop's decisions, driven without libcurl: made-up transfers and outcomes, a clock
 /// the test moves (see ``EngineStateMachineHarness``).

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchCache
 
 /// Requests that are more than a GET: methods and bodies on reused handles, bodies streamed from
 /// files, which methods are retried, cookies and proxies.

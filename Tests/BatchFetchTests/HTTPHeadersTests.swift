@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchCache
 
 struct HTTPHeadersTests {
     private let headers = HTTPHeaders(

@@ -39,7 +39,7 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
             if let order = self.received.order {
                 credits.gate(limit: order.limit, paused: false)
             }
-            let cache = engine.cache
+            let store = engine.store
             let feeder = Task {
                 var index = 0
                 do {
@@ -49,7 +49,7 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
                         }
                         if let error = request.validate(maxURLLength: maxURLLength) {
                             sink.deliver([
-                                ReceivedResults.refusal(of: request, index: index, error: error, cache: cache)
+                                ReceivedResults.refusal(of: request, index: index, error: error, store: store)
                             ])
                         } else {
                             let submission = EngineCore.Submission(

@@ -104,13 +104,14 @@ extension Engine {
         /// arrive, as a caller that records only status and size wants: no copy, no memory held
         /// while a result waits for its turn. Ignored with a ``cache``, which stores bodies.
         public var keepsBodies: Bool = true
-        /// An on-disk cache to answer and revalidate requests from; `nil` (the default) = none,
-        /// and every result's ``FetchResult/cache`` is `nil`.
-        public var cache: HTTPCacheConfiguration? = nil
+        /// A store to answer and revalidate requests from (an on-disk HTTP cache: the
+        /// `BatchFetchCache` module's `HTTPCacheConfiguration`); `nil` (the default) = none, and
+        /// every result's ``FetchResult/cache`` is `nil`.
+        public var cache: (any ResponseStoreConfiguration)? = nil
 
         /// A folder to save bodies in: each body streams into a temporary file there as it
         /// arrives and comes as ``Response/spooledBody`` (``Response/body``
-        /// empty), held to ``maxSavedBodyBytes``; ``BodyFileStore`` gives it its name. `nil` (the
+        /// empty), held to ``maxSavedBodyBytes``; the consumer gives it its name (`BatchFetchFiles`). `nil` (the
         /// default) keeps bodies in memory. Ignored with a ``cache``, which stores bodies.
         public var bodyFolder: BodyFolder? = nil
 

@@ -25,8 +25,8 @@ public final class Engine: Sendable {
     /// The configuration the engine was created with.
     public let configuration: Configuration
     let core: EngineCore
-    /// The on-disk cache, when ``Configuration/cache`` asks for one.
-    let cache: HTTPCache?
+    /// The response store (on-disk cache), when ``Configuration/cache`` asks for one.
+    let store: (any ResponseStore)?
 
     /// Starts an engine and its thread.
     /// - Throws: ``FetchError`` when the configuration is invalid or libcurl cannot start.
@@ -35,17 +35,15 @@ public final class Engine: Sendable {
             throw FetchError(kind: .invalidConfiguration, message: problem)
         }
         self.configuration = configuration
-        self.cache = configuration.cache.map {
-            HTTPCache(configuration: $0, defaults: configuration.fieldsTheCacheSees)
-        }
+        self.store = configuration.cache.map { $0.makeStore(defaultFields: configuration.fieldsTheCacheSees) }
         let core = EngineCore()
         self.core = core
-        let cache = self.cache
+        let store = self.store
         let started = Mutex<Result<Void, FetchError>?>(nil)
         let ready = DispatchSemaphore(value: 0)
         let thread = Thread {
             nameCurrentThread(Engine.threadName)
-            let failure = Engine.runLoop(configuration: configuration, core: core, cache: cache) {
+            let failure = Engine.runLoop(configuration: configuration, core: core, store: store) {
                 started.withLock { $0 = .success(()) }
                 ready.signal()
             }
@@ -63,19 +61,19 @@ public final class Engine: Sendable {
         thread.start()
         ready.wait()
         if case .failure(let error) = started.withLock({ $0 }) {
-            self.cache?.close()
+            self.store?.close()
             throw error
         }
     }
 
     deinit {
         self.core.requestShutdown()
-        self.cache?.close()
+        self.store?.close()
     }
 
     /// What the cache did so far; `nil` when the engine has none.
     public var cacheStatistics: HTTPCacheStatistics? {
-        self.cache?.snapshot
+        self.store?.statistics
     }
 
     /// Each host's requests, statuses, pauses and peak rate, by host as URLs name it, once the
@@ -121,11 +119,11 @@ public final class Engine: Sendable {
     public func shutdown() async {
         self.core.requestShutdown()
         await self.core.waitForExit()
-        if let cache = self.cache {
+        if let store = self.store {
             // The final commit blocks: wait for it on a thread of its own, off the cooperative pool.
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let thread = Thread {
-                    cache.close()
+                    store.close()
                     continuation.resume()
                 }
                 thread.start()
@@ -145,11 +143,11 @@ public final class Engine: Sendable {
     /// least that long; it did not end its life there.
     /// - Returns: why the loop could not start, or `nil` once it ran and stopped.
     private static func runLoop(
-        configuration: Configuration, core: EngineCore, cache: HTTPCache?, started: () -> Void
+        configuration: Configuration, core: EngineCore, store: (any ResponseStore)?, started: () -> Void
     ) -> FetchError? {
         let loop: EngineLoop
         do throws(FetchError) {
-            loop = try EngineLoop(configuration: configuration, core: core, cache: cache)
+            loop = try EngineLoop(configuration: configuration, core: core, store: store)
         } catch {
             let late = core.loopStopped()
             EngineCore.answerCancelled(late.submissions)

@@ -117,7 +117,7 @@ extension EngineLoop.StateMachine {
             owner.sink,
             FetchResult(
                 index: owner.index, request: transfer.request, outcome: outcome, attempts: transfer.attempts,
-                cacheCompletion: owner.cache, totalTime: total, newConnections: transfer.newConnections,
+                storeTicket: owner.ticket, totalTime: total, newConnections: transfer.newConnections,
                 gaveUp: gaveUp, details: transfer.details))
         for waiter in waiters.dropFirst() {
             self.outbox.append(waiter.sink, Self.sharedResult(for: waiter, of: transfer, transfer.request, outcome))
@@ -131,12 +131,12 @@ extension EngineLoop.StateMachine {
 
     /// The result for `waiter` of a transfer it shared with the finished transfer's owner: no
     /// attempts or time of its own, so that counting attempts counts what went on the wire. It
-    /// carries what the cache needs to complete it when it let the request through.
+    /// carries what the store needs to complete it when it let the request through.
     static func sharedResult(
         for waiter: Waiter, of transfer: Transfer, _ request: Request, _ outcome: Result<Response, FetchError>
     ) -> FetchResult {
         FetchResult(
-            index: waiter.index, request: request, outcome: outcome, attempts: 0, cacheCompletion: waiter.cache,
+            index: waiter.index, request: request, outcome: outcome, attempts: 0, storeTicket: waiter.ticket,
             sharedWith: transfer.ownerIndex, sharedWithTag: transfer.ownerTag, details: transfer.details)
     }
 

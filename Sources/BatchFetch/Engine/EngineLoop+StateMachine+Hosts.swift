@@ -46,13 +46,7 @@ extension EngineLoop.StateMachine {
             }
             _ = self.bucket?.take(now: now)
             self.hostBudgets?.started(key, now: now)
-            transfer.attempts += 1
-            if transfer.startedAt == 0 {
-                transfer.startedAt = now
-            }
-            transfer.runningSlot = self.running.count
-            self.running.append(transfer)
-            return .start(transfer)
+            return self.begin(transfer, now: now)
         }
         return .none
     }

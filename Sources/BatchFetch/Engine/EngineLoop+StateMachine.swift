@@ -107,12 +107,12 @@ extension EngineLoop {
         /// one inbox, and cancelling first left those requests to run.
         ///
         /// - Parameters:
-        ///   - decide: the cache's decision for a request, when the engine has a cache.
+        ///   - decide: the store's decision for a request, when the engine has a store.
         ///   - deliver: hands results to a sink; called when cache answers pile up mid-inbox.
         ///   - stop: removes a transfer in flight whose every waiter was cancelled.
         mutating func receive(
             _ inbox: EngineCore.Inbox,
-            decide: ((Request) -> HTTPCache.Decision)?,
+            decide: ((Request) -> StoreDecision)?,
             deliver: (ResultSink, [FetchResult]) -> Void,
             stop: (Transfer) -> Void
         ) {
@@ -130,7 +130,7 @@ extension EngineLoop {
 
         private mutating func accept(
             _ submissions: [EngineCore.Submission],
-            decide: (Request) -> HTTPCache.Decision,
+            decide: (Request) -> StoreDecision,
             deliver: (ResultSink, [FetchResult]) -> Void
         ) {
             var answeredBytes = 0
@@ -150,10 +150,8 @@ extension EngineLoop {
                         self.deliver(to: deliver)
                         answeredBytes = 0
                     }
-                case .send(let wire, let pending):
-                    self.accept(submission, request: wire, waiter: Waiter(submission, cache: .init(pending)))
-                case .bypass:
-                    self.accept(submission, request: nil, waiter: Waiter(submission, cache: .init(nil)))
+                case .send(let wire, let ticket):
+                    self.accept(submission, request: wire, waiter: Waiter(submission, ticket: ticket))
                 }
             }
         }
@@ -252,15 +250,20 @@ extension EngineLoop {
                     return .rateLimited(nanoseconds: wait)
                 }
                 self.pending.removeFirst()
-                transfer.attempts += 1
-                if transfer.startedAt == 0 {
-                    transfer.startedAt = now
-                }
-                transfer.runningSlot = self.running.count
-                self.running.append(transfer)
-                return .start(transfer)
+                return self.begin(transfer, now: now)
             }
             return .none
+        }
+
+        /// Starts `transfer`'s next attempt: counted, its first start noted, and running.
+        mutating func begin(_ transfer: Transfer, now: UInt64) -> Admission {
+            transfer.attempts += 1
+            if transfer.startedAt == 0 {
+                transfer.startedAt = now
+            }
+            transfer.runningSlot = self.running.count
+            self.running.append(transfer)
+            return .start(transfer)
         }
 
         /// The loop could not start the attempt ``nextAdmission(now:)`` gave it: the request ends

@@ -6,7 +6,7 @@ import Foundation
 /// The loop performs; its ``StateMachine`` decides (admission, rate limit, host pauses, retries,
 /// de-duplication, cache answers, cancellation, when to hand results over), so that those
 /// decisions are tested without libcurl. The loop keeps what touches libcurl: the multi handle,
-/// the pool of easy handles, polling, and the cache's store reads.
+/// the pool of easy handles, polling, and the response store's reads.
 ///
 /// One iteration: take the inbox → fire due retries → admit → `curl_multi_perform` → collect
 /// finished transfers → deliver → `curl_multi_poll` until a socket, a libcurl timer, the next retry
@@ -18,9 +18,9 @@ import Foundation
 final class EngineLoop {
     private let configuration: Engine.Configuration
     private let core: EngineCore
-    /// The on-disk cache: answers fresh submissions before they become transfers; the results of
-    /// the rest carry what the consumer needs to complete (store) them.
-    private let cache: HTTPCache?
+    /// The response store (the on-disk cache): answers fresh submissions before they become
+    /// transfers; the results of the rest carry what the consumer needs to complete (store) them.
+    private let store: (any ResponseStore)?
     let multi: CurlMulti
     /// The header fields of every request, and the libcurl list of them its handles share.
     private let defaultFields: [HeaderField]
@@ -35,10 +35,10 @@ final class EngineLoop {
     private var idle: [CurlEasy] = []
     private var machine: StateMachine<SystemRandomNumberGenerator>
 
-    init(configuration: Engine.Configuration, core: EngineCore, cache: HTTPCache?) throws(FetchError) {
+    init(configuration: Engine.Configuration, core: EngineCore, store: (any ResponseStore)?) throws(FetchError) {
         self.configuration = configuration
         self.core = core
-        self.cache = cache
+        self.store = store
         self.multi = try CurlMulti(configuration: configuration)
         self.defaultFields = configuration.fieldsSent
         self.defaultHeaders = CurlHeaderList(self.defaultFields)
@@ -92,13 +92,17 @@ final class EngineLoop {
     }
 
     private func receive(_ inbox: EngineCore.Inbox) {
-        guard let cache = self.cache, !inbox.submissions.isEmpty else {
+        guard let store = self.store, !inbox.submissions.isEmpty else {
             self.machine.receive(inbox, decide: nil, deliver: Self.deliver, stop: self.stop)
             return
         }
         // One read of the store for everything taken from the inbox at once.
-        cache.deciding { decider in
-            self.machine.receive(inbox, decide: decider.decide, deliver: Self.deliver, stop: self.stop)
+        store.deciding { decide in
+            // `receive` keeps `decide` no longer than the call; it takes an optional closure,
+            // which is escaping by type.
+            withoutActuallyEscaping(decide) { decide in
+                self.machine.receive(inbox, decide: decide, deliver: Self.deliver, stop: self.stop)
+            }
         }
     }
 

@@ -162,7 +162,7 @@ struct BatchIterator {
             if let error = request.validate(maxURLLength: self.maxURLLength) {
                 // In input order it waits its turn like any other result.
                 self.received.insert([
-                    ReceivedResults.refusal(of: request, index: index, error: error, cache: self.received.cache)
+                    ReceivedResults.refusal(of: request, index: index, error: error, store: self.received.store)
                 ])
             } else {
                 submissions.append(

@@ -12,19 +12,19 @@ struct ReceivedResults {
     private(set) var ready = Deque<FetchResult>()
     /// Input order; `nil` for completion order.
     private(set) var order: ResultOrder?
-    /// The engine's cache, if any: the engine thread answers from it (see ``EngineLoop``); the
-    /// results of the requests it let through are completed here.
-    let cache: HTTPCache?
+    /// The engine's response store, if any: the engine thread answers from it (see
+    /// ``EngineLoop``); the results of the requests it let through are completed here.
+    let store: (any ResponseStore)?
 
     init(engine: Engine, orderWindow: Int?) {
         self.order = orderWindow.map { ResultOrder(window: $0, byteBudget: engine.configuration.reorderBufferBytes) }
-        self.cache = engine.cache
+        self.store = engine.store
     }
 
     /// Takes results from the engine, in any order.
     mutating func receive(_ results: consuming [FetchResult]) {
-        if let cache = self.cache {
-            self.insert(cache.complete(results))
+        if let store = self.store {
+            self.insert(store.complete(results))
         } else {
             self.insert(results)
         }
@@ -55,11 +55,12 @@ struct ReceivedResults {
         self.ready.removeAll()
     }
 
-    /// The result of a request refused before it reached the engine (an invalid URL). With a
-    /// cache it counts as a miss: the cache never sees it.
-    static func refusal(of request: Request, index: Int, error: FetchError, cache: HTTPCache?) -> FetchResult {
-        cache?.countBypass()
-        return FetchResult(
-            index: index, request: request, outcome: .failure(error), attempts: 0, cache: cache == nil ? nil : .miss)
+    /// The result of a request refused before it reached the engine (an invalid URL), as the
+    /// store counts it (the store never sees it).
+    static func refusal(
+        of request: Request, index: Int, error: FetchError, store: (any ResponseStore)?
+    ) -> FetchResult {
+        let result = FetchResult(index: index, request: request, outcome: .failure(error), attempts: 0)
+        return store?.refused(result) ?? result
     }
 }

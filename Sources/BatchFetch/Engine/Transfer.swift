@@ -66,14 +66,14 @@ struct Waiter {
     let index: Int
     /// The submitted request's ``Request/tag``.
     let tag: Int?
-    /// What the engine's cache needs to complete the result, when it let the request through.
-    let cache: HTTPCache.Completion?
+    /// What the engine's store needs to complete the result, when it let the request through.
+    let ticket: (any StoreTicket)?
 
-    init(_ submission: EngineCore.Submission, cache: HTTPCache.Completion? = nil) {
+    init(_ submission: EngineCore.Submission, ticket: (any StoreTicket)? = nil) {
         self.sink = submission.sink
         self.index = submission.index
         self.tag = submission.request.tag
-        self.cache = cache
+        self.ticket = ticket
     }
 }
 

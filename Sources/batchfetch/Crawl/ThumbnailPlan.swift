@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatchFetch
+import BatchFetchFiles
 import Foundation
 
 /// `crawl --thumbnails DIR`: which image each drink names, the file it is saved as, and the

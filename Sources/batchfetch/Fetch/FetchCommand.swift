@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatchFetch
+import BatchFetchFiles
 import BatchFetchMerge
 import Foundation
 

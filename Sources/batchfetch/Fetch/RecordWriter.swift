@@ -1,4 +1,5 @@
 import BatchFetch
+import BatchFetchFiles
 import Foundation
 
 /// Formats fetch results as NDJSON records:

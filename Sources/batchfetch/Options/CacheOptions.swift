@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatchFetch
+import BatchFetchCache
 
 /// `--cache DIR`, `--cache-mode`, `--max-age`: the on-disk response cache `fetch` and `crawl` share.
 struct CacheOptions: ParsableArguments {

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 
 @testable import BatchFetch
+@testable import BatchFetchCache
 
 /// Drives an ``EngineLoop/StateMachine`` as the engine loop does, with made-up transfers, outcomes
 /// and a clock the test moves, recording the actions the machine asks for.
@@ -50,8 +51,9 @@ struct EngineStateMachineHarness {
         }
         inbox.cancellations = cancelling
         let record = self.record
+        let forEngine = decide.map { decide in { (request: Request) in decide(request).forEngine } }
         self.machine.receive(
-            inbox, decide: decide, deliver: { record.deliveries.append(($0, $1)) },
+            inbox, decide: forEngine, deliver: { record.deliveries.append(($0, $1)) },
             stop: { record.stopped.append($0) })
     }
 

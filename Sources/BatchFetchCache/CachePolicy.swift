@@ -1,3 +1,4 @@
+import BatchFetch
 import Foundation
 
 /// The cache's decisions that need no store and no clock of their own: what may be stored, the
@@ -35,7 +36,7 @@ enum CachePolicy {
             let authority = bytes[start...].prefix(while: {
                 $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
             })
-            return authority.contains(UInt8(ascii: "@")) || !String.secretSpans(in: bytes).isEmpty
+            return authority.contains(UInt8(ascii: "@")) || String.holdsSecret(bytes)
         }
         return secret || request.headers.contains(where: Self.isCredential)
             || defaults.contains(where: Self.isCredential)

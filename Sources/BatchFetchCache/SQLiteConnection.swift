@@ -1,3 +1,4 @@
+import BatchFetch
 internal import CSQLite
 import Foundation
 

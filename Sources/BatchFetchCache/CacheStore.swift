@@ -1,3 +1,4 @@
+import BatchFetch
 import Foundation
 
 /// The SQLite database behind an ``HTTPCache``: lookups from any thread, writes batched on a

@@ -9,7 +9,7 @@ import Synchronization
 /// A whole body the engine streamed into a temporary file of a ``BodyFolder`` as it arrived
 /// (``Engine/Configuration/bodyFolder``), with its size, waiting for a name.
 ///
-/// ``BodyFileStore/save(_:index:url:)`` gives it its final name. One the consumer never names (a
+/// Its consumer gives it its final name (`BatchFetchFiles`' `BodyFileStore`, for one). One the consumer never names (a
 /// status that is not ok, a retried attempt, a batch given up) is removed when the last result
 /// holding it goes, so no temporary outlives its run but after a kill. The results of identical
 /// requests share one transfer, and so one spooled body: the first name it gets is a rename, later
@@ -70,7 +70,7 @@ public final class SpooledBody: Sendable {
     /// Gives the body the final name `name` in its folder: renames its temporary, or, when an
     /// earlier call named it already, copies that file.
     /// - Throws: ``FetchError/Kind/fileWrite`` when it cannot be renamed or copied.
-    func name(_ name: String) throws(FetchError) {
+    package func name(_ name: String) throws(FetchError) {
         try self.state.withLock { (state: inout State) throws(FetchError) in
             switch state {
             case .temporary(let temporary):
@@ -136,7 +136,7 @@ public final class SpooledBody: Sendable {
         }
         var digest = [UInt8](repeating: 0, count: 32)
         _ = digest.withUnsafeMutableBufferPointer { ccrypto_sha256_finish(&state, $0.baseAddress) }
-        return BodyFileStore.hex(digest)
+        return Digest.hex(digest)
     }
 
     /// Opens the folder's file `name` for reading, never through a symbolic link.
@@ -183,7 +183,7 @@ public final class SpooledBody: Sendable {
         // Rare (a URL repeated in one batch), so a plain read and write loop.
         var complete = true
         let copied = Self.read(input) { chunk in
-            complete = BodyFileStore.writeAll(chunk, to: output)
+            complete = BodyFolder.writeAll(chunk, to: output)
             return complete
         }
         let closed = close(output) == 0

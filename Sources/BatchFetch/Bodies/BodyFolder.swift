@@ -15,7 +15,7 @@ import Synchronization
 /// `linkat` names once whole: a kill leaves nothing of them, and on ext4 it is cheaper than
 /// creating and renaming a named one. Both the
 /// engine thread (which streams bodies into temporaries, see ``Engine/Configuration/bodyFolder``)
-/// and the consumer (``BodyFileStore``) make temporaries here; they share one counter, so their
+/// and the consumer (the module `BatchFetchFiles`' `BodyFileStore`) make temporaries here; they share one counter, so their
 /// names never collide.
 ///
 /// Threading: any thread; the descriptor is fixed and the counter atomic.
@@ -63,7 +63,7 @@ public final class BodyFolder: Sendable {
 
     /// Creates a new, empty temporary file for writing.
     /// - Returns: its descriptor and name, or `nil` with `errno` set.
-    func createTemporary() -> (descriptor: Int32, name: String)? {
+    package func createTemporary() -> (descriptor: Int32, name: String)? {
         let number = self.temporaries.wrappingAdd(1, ordering: .relaxed).newValue
         let name = ".batchfetch-\(self.process)-\(number).partial"
         let descriptor = openat(
@@ -111,13 +111,13 @@ public final class BodyFolder: Sendable {
     }
 
     /// Removes the file `name` (a temporary), ignoring a failure: nothing else can be done about it.
-    func remove(_ name: String) {
+    package func remove(_ name: String) {
         unlinkat(self.descriptor, name, 0)
     }
 
     /// Renames the temporary `temporary` to `name`, replacing what `name` held.
     /// - Throws: ``FetchError/Kind/fileWrite``; the temporary is removed then.
-    func rename(_ temporary: String, to name: String) throws(FetchError) {
+    package func rename(_ temporary: String, to name: String) throws(FetchError) {
         guard renameat(self.descriptor, temporary, self.descriptor, name) == 0 else {
             let error = Self.failure(.fileWrite, "cannot rename the finished file to \(self.path(of: name))")
             self.remove(temporary)
@@ -126,11 +126,36 @@ public final class BodyFolder: Sendable {
     }
 
     /// The path of the file `name` here: the folder as given, `/`, the name.
-    func path(of name: String) -> String {
-        BodyFileStore.path(of: name, in: self.path)
+    package func path(of name: String) -> String {
+        Self.path(of: name, in: self.path)
     }
 
-    static func failure(_ kind: FetchError.Kind, _ what: String) -> FetchError {
+    /// The path of the file `name` in `directory`: the folder as given, `/`, the name.
+    package static func path(of name: String, in directory: String) -> String {
+        directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    /// Writes all of `bytes` to `descriptor`, going on after interruptions and short writes.
+    /// - Returns: `false` when a write failed (`errno` says why).
+    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
+        guard let base = bytes.baseAddress else {
+            return true
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let wrote = write(descriptor, base + offset, bytes.count - offset)
+            if wrote < 0 {
+                if errno == EINTR {
+                    continue
+                }
+                return false
+            }
+            offset += wrote
+        }
+        return true
+    }
+
+    package static func failure(_ kind: FetchError.Kind, _ what: String) -> FetchError {
         FetchError(kind: kind, message: "\(what): \(String(cString: strerror(errno)))")
     }
 }

@@ -1,4 +1,4 @@
-internal import CCrypto
+import BatchFetch
 import Foundation
 
 #if canImport(Glibc)
@@ -90,7 +90,7 @@ public final class BodyFileStore {
         guard let (descriptor, temporary) = self.folder.createTemporary() else {
             throw BodyFolder.failure(.fileWrite, "cannot create a file in \(self.directory)")
         }
-        let complete = body.withUnsafeBytes { Self.writeAll($0, to: descriptor) }
+        let complete = body.withUnsafeBytes { BodyFolder.writeAll($0, to: descriptor) }
         let closed = close(descriptor) == 0
         guard complete && closed else {
             let error = BodyFolder.failure(.fileWrite, "cannot write \(self.folder.path(of: name))")
@@ -121,49 +121,11 @@ public final class BodyFileStore {
 
     /// The SHA-256 of `body`, lower-case hex.
     public static func sha256(_ body: Data) -> String {
-        var digest = [UInt8](repeating: 0, count: 32)
-        let ok = body.withUnsafeBytes { raw in
-            digest.withUnsafeMutableBufferPointer { ccrypto_sha256(raw.baseAddress, raw.count, $0.baseAddress) }
-        }
-        // libcrypto fails only without memory for its context; an empty digest then says so.
-        guard ok == 1 else {
-            return ""
-        }
-        return Self.hex(digest)
-    }
-
-    /// A digest in lower-case hex.
-    static func hex(_ digest: [UInt8]) -> String {
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in digest {
-            text.append(hex[Int(byte >> 4)])
-            text.append(hex[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
+        Digest.sha256(body)
     }
 
     /// The path of the file `name` in `directory`: the folder as given, `/`, the name.
     public static func path(of name: String, in directory: String) -> String {
-        directory.hasSuffix("/") ? directory + name : directory + "/" + name
-    }
-
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Bool {
-        guard let base = bytes.baseAddress else {
-            return true
-        }
-        var offset = 0
-        while offset < bytes.count {
-            let wrote = write(descriptor, base + offset, bytes.count - offset)
-            if wrote < 0 {
-                if errno == EINTR {
-                    continue
-                }
-                return false
-            }
-            offset += wrote
-        }
-        return true
+        BodyFolder.path(of: name, in: directory)
     }
 }

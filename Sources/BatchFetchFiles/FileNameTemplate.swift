@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// How a saved body's file is named: literal text and the placeholders `{index}` (the record's
 /// index), `{name}` (the URL's last path segment, made safe) and `{sha256}` (the body's digest,
 /// for content-addressed stores), e.g. the default `{index}-{name}`.

@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// Parses HTTP dates (RFC 9110 §5.6.7) for cache freshness: `Date`, `Expires`, `Last-Modified`.
 ///
 /// Accepts the IMF-fixdate form every current server sends (`Sun, 06 Nov 1994 08:49:37 GMT`) and

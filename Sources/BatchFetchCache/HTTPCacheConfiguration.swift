@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// Where and how an ``Engine`` keeps responses on disk, to answer repeated requests without the
 /// network or with a cheap revalidation (`--cache DIR`).
 ///
@@ -10,7 +12,7 @@
 ///
 /// A directory that cannot be opened, a full disk or a write error never fails a fetch: the
 /// engine reports a warning through ``onWarning`` and goes on without (storing in) the cache.
-public struct HTTPCacheConfiguration: Sendable {
+public struct HTTPCacheConfiguration: ResponseStoreConfiguration {
     /// When the cache is consulted and when the network is.
     public enum Mode: String, Sendable, Hashable, CaseIterable {
         /// Fresh entries answer at once; stale ones are revalidated; misses are fetched and stored.
@@ -46,31 +48,9 @@ public struct HTTPCacheConfiguration: Sendable {
         self.defaultMaxAge = defaultMaxAge
         self.onWarning = onWarning
     }
-}
 
-/// Where a result's response came from, when the engine has a cache.
-public enum CacheOutcome: String, Sendable, Hashable {
-    /// From the store, without a request (fresh, or `--cache-mode only`).
-    case hit
-    /// From the store after the server answered a conditional request with `304 Not Modified`.
-    case revalidated
-    /// From the network (not stored, stale and changed, or not cacheable), or no response at all.
-    case miss
-}
-
-/// What an engine's cache did so far.
-public struct HTTPCacheStatistics: Sendable, Hashable, Codable {
-    /// Results answered from the store without a request.
-    public var hits = 0
-    /// Results answered from the store after a `304`.
-    public var revalidated = 0
-    /// Results that went to the network, or failed.
-    public var misses = 0
-    /// Responses written to the store.
-    public var stored = 0
-    /// Responses not written (the store was unusable or full, or the writer fell behind).
-    public var dropped = 0
-
-    /// Empty statistics.
-    public init() {}
+    /// Opens the cache (see ``HTTPCache/init(configuration:defaults:)``).
+    public func makeStore(defaultFields: [HeaderField]) -> any ResponseStore {
+        HTTPCache(configuration: self, defaults: defaultFields)
+    }
 }

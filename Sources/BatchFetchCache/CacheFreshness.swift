@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// How long a stored response stays fresh and how old it is, after RFC 9111 §4.2. Pure: every
 /// clock reading is an argument, so it is tested without a network or a clock.
 ///

@@ -1,3 +1,4 @@
+import BatchFetch
 import Foundation
 
 /// One stored response, as the store holds it.

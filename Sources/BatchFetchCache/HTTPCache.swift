@@ -1,3 +1,4 @@
+import BatchFetch
 import Foundation
 import Synchronization
 
@@ -5,14 +6,14 @@ import Synchronization
 /// request goes out, or a plain one; and turns results into stored entries.
 ///
 /// The engine thread asks it about each submission as it takes it from the inbox (a run of them in
-/// one read of the store, ``deciding(now:_:)``): a fresh hit is answered without a transfer, so a
+/// one read of the store, ``deciding(now:_:)``; the engine sees it as a ``ResponseStore``): a fresh hit is answered without a transfer, so a
 /// warm run's lookups happen beside the consumer's decoding and output, on the thread a warm run
 /// otherwise leaves idle. The consumer completes the results of requests it let through
 /// (``complete(_:)``): storing, a hand-over to the store's writer thread, stays off the engine
 /// thread, which a cold run keeps busy with the network.
 ///
 /// Threading: any thread.
-final class HTTPCache: Sendable {
+final class HTTPCache: ResponseStore {
     /// What to do with a request.
     enum Decision {
         /// The cache answers; send nothing.
@@ -22,6 +23,15 @@ final class HTTPCache: Sendable {
         case send(Request, Pending)
         /// Send the request as it is; its response is not stored.
         case bypass
+
+        /// The decision as the engine takes it.
+        var forEngine: StoreDecision {
+            switch self {
+            case .answer(let outcome, let source): .answer(outcome, source)
+            case .send(let request, let pending): .send(request, ticket: Completion(pending))
+            case .bypass: .send(nil, ticket: Completion.bypass)
+            }
+        }
     }
 
     /// What ``complete(_:pending:)`` needs to know about a request that went out.
@@ -37,6 +47,8 @@ final class HTTPCache: Sendable {
     final class Completion: Sendable {
         /// `nil` when the request was sent as it is and is not to be stored (not cacheable).
         let pending: Pending?
+        /// The completion of every request sent as it is.
+        static let bypass = Completion(nil)
 
         init(_ pending: Pending?) {
             self.pending = pending
@@ -46,7 +58,7 @@ final class HTTPCache: Sendable {
     let configuration: HTTPCacheConfiguration
     private let defaults: [HeaderField]
     private let store: CacheStore?
-    private let statistics = Mutex(HTTPCacheStatistics())
+    private let counts = Mutex(HTTPCacheStatistics())
 
     /// Opens the store; when it cannot be opened, warns and works without one (every request a
     /// miss, or a `notCached` failure in ``HTTPCacheConfiguration/Mode/only``).
@@ -66,8 +78,8 @@ final class HTTPCache: Sendable {
     }
 
     /// What the cache did so far.
-    var snapshot: HTTPCacheStatistics {
-        var snapshot = self.statistics.withLock { $0 }
+    var statistics: HTTPCacheStatistics {
+        var snapshot = self.counts.withLock { $0 }
         if let (stored, dropped) = self.store?.counts {
             snapshot.stored = stored
             snapshot.dropped = dropped
@@ -84,6 +96,12 @@ final class HTTPCache: Sendable {
         }
         return store.reading { session in
             body(Decider(cache: self, session: session, now: now))
+        }
+    }
+
+    func deciding(_ body: (_ decide: (Request) -> StoreDecision) -> Void) {
+        self.deciding { decider in
+            body { decider.decide($0).forEngine }
         }
     }
 
@@ -130,11 +148,11 @@ final class HTTPCache: Sendable {
         return .send(request, Pending(original: request, stored: nil))
     }
 
-    /// `results` with each result the engine marked (``FetchResult/cacheCompletion``) completed.
+    /// `results` with each result the engine marked (``FetchResult/storeTicket``) completed.
     func complete(_ results: [FetchResult]) -> [FetchResult] {
         // Answers from the store (every result of a warm crawl) carry none: the array goes on
         // as it is, without a copy of each result.
-        guard results.contains(where: { $0.cacheCompletion != nil }) else {
+        guard results.contains(where: { $0.storeTicket != nil }) else {
             return results
         }
         return results.map { result in
@@ -180,8 +198,9 @@ final class HTTPCache: Sendable {
     }
 
     /// Counts a result the cache never saw (a request refused before sending) as a miss.
-    func countBypass() {
+    func refused(_ result: FetchResult) -> FetchResult {
         self.count(.miss)
+        return result.with(cache: .miss)
     }
 
     /// Writes what is queued and closes the store. Idempotent; blocks until the writer is done.
@@ -204,7 +223,7 @@ final class HTTPCache: Sendable {
     }
 
     private func count(_ outcome: CacheOutcome) {
-        self.statistics.withLock { statistics in
+        self.counts.withLock { statistics in
             switch outcome {
             case .hit: statistics.hits += 1
             case .revalidated: statistics.revalidated += 1
@@ -232,12 +251,17 @@ final class CacheWarnings: Sendable {
 }
 
 extension FetchResult {
+    /// What the cache gave the result's request when it let it through.
+    var cacheCompletion: HTTPCache.Completion? {
+        self.storeTicket as? HTTPCache.Completion
+    }
+
     /// This result marked with where it came from, for `request` when given, keeping what the
     /// engine said of its transfer (attempts, sharing, times).
     func with(cache: CacheOutcome, request: Request? = nil) -> FetchResult {
         var result = self
         result.cache = cache
-        result.cacheCompletion = nil
+        result.storeTicket = nil
         if let request {
             result.request = request
         }
