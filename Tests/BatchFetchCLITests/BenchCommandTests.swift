@@ -76,10 +76,9 @@ struct BenchCommandTests {
             #expect(run.report.mode == "closed-loop")
             #expect(run.report.requests == 50 && run.report.ok == 50 && run.report.statuses == ["200": 50])
             let latency = try #require(run.report.latency_ms)
-            // The self-check is 20–22 ms on a quiet machine (measured 21.0–22.0 there); other
-            // suites run beside this one on two cores and a debug build serves, so the upper bound
-            // here only catches gross mismeasurement (a missed or double-counted phase).
-            #expect(latency.p50 >= 20 && latency.p50 <= 30, "p50 \(latency.p50) ms")
+            // A double-counted phase makes every sample at least twice the delay; a loaded machine
+            // slows most samples, not the fastest, so the fastest is what is held below that.
+            #expect(latency.p50 >= 20 && latency.min < 40, "p50 \(latency.p50) ms, min \(latency.min) ms")
             #expect(latency.min >= 20, "no response can beat the server's delay")
             #expect((1...2).contains(run.report.connections))
             #expect(run.report.bytes > 0 && run.report.bytes % 50 == 0, "one document, 50 times")
