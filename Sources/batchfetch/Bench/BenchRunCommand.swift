@@ -127,6 +127,40 @@ struct BenchRunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try self.places.check()
+        let requests = try BenchInput.requests(
+            arguments: self.urls, file: self.input, template: try self.request.template())
+        let plan = LoadPlan(
+            requests: requests, stop: self.stop,
+            pacing: self.loadStages.map { .staged($0) } ?? self.engine.rate.map { .openLoop(requestsPerSecond: $0) }
+                ?? .closedLoop)
+        let hdrFile = try self.hdr.map { try FileHandleOutput.opening($0) }
+        let seriesOutput = try BenchSeriesOutput(series: self.series, hdrLog: self.hdrLog, spill: self.json)
+        let configuration = try self.configuration()
+        let generator = LoadGenerator(configuration: configuration)
+        let series = self.seriesRecorder(plan: plan, output: seriesOutput)
+        let loadRun = await CommandRun { try await generator.run(plan, series: series) }
+        let run = try Self.completed(loadRun)
+        var report = run.report(plan: plan, concurrency: configuration.maxInFlight)
+        report.settings = BenchReport.Settings(
+            label: self.label, startTime: run.startTime, distinctRequests: requests.count,
+            stop: self.stop, interval: self.intervalDuration,
+            retries: self.engine.retries)
+        report.settings?.stages = self.stages
+        let outputsWritten = self.write(report, seriesOutput: seriesOutput)
+        if let hdrFile {
+            hdrFile.write(run.recorder.latency.percentileDistribution())
+            hdrFile.flush()
+        }
+        var ending = RunEnding()
+        ending.interrupted = loadRun.interrupted ? "interrupted; the report covers the requests completed" : nil
+        ending.usage = outputsWritten ? nil : ""  // each failed output said why when it failed
+        ending.someFailed = report.failed > 0
+        try ending.finish()
+    }
+
+    /// What the run reads and writes, checked before the first request.
+    private var places: FilePlaces {
         var places = FilePlaces()
         if let input = self.input {
             places.inputs.append(.init(flag: "-i", path: input))
@@ -140,57 +174,55 @@ struct BenchRunCommand: AsyncParsableCommand {
         if let hdrLog = self.hdrLog {
             places.outputs.append(.init(flag: "--hdr-log", path: hdrLog))
         }
-        try places.check()
-        let requests = try BenchInput.requests(
-            arguments: self.urls, file: self.input, template: try self.request.template())
-        let plan = LoadPlan(
-            requests: requests, stop: self.stop,
-            pacing: self.loadStages.map { .staged($0) } ?? self.engine.rate.map { .openLoop(requestsPerSecond: $0) }
-                ?? .closedLoop)
-        let hdrFile = try self.hdr.map { try FileHandleOutput.opening($0) }
-        let seriesOutput = try BenchSeriesOutput(series: self.series, hdrLog: self.hdrLog, spill: self.json)
+        return places
+    }
+
+    private func configuration() throws -> Engine.Configuration {
         var configuration = self.engine.configuration()
         configuration.headers = try self.request.fields()
         // A load generator should send only what it is asked to, and Accept-Encoding costs libcurl
-        // 7.88 ~4,000 instructions a request to format (W1, callgrind).
+        // 7.88 thousands of instructions a request to format.
         self.transport.apply(to: &configuration, compressedByDefault: false)
         // A load test reports sizes, never bodies: count them as they arrive instead of keeping them.
         configuration.keepsBodies = false
         self.transport.warnAboutWeakenedTransport()
-        let generator = LoadGenerator(configuration: configuration)
-        let series =
-            self.recordsSeries
-            ? SeriesRecorder(
-                interval: self.intervalDuration, keepsPoints: false, intendedBy: { plan.intendedCount(by: $0) },
-                onPoint: { seriesOutput.write($0) })
-            : nil
-        if let series {
-            seriesOutput.begin(startTime: series.startTime)
+        return configuration
+    }
+
+    /// The recorder of `--series`, `--hdr-log` and the report's series, when any is asked for.
+    private func seriesRecorder(plan: LoadPlan, output: BenchSeriesOutput) -> SeriesRecorder? {
+        guard self.recordsSeries else {
+            return nil
         }
-        let loadRun = await CommandRun { try await generator.run(plan, series: series) }
-        let run: LoadGenerator.Run
+        let series = SeriesRecorder(
+            interval: self.intervalDuration, keepsPoints: false, intendedBy: { plan.intendedCount(by: $0) },
+            onPoint: { output.write($0) })
+        output.begin(startTime: series.startTime)
+        return series
+    }
+
+    /// The run, or a usage error when it could not start.
+    private static func completed(_ loadRun: CommandRun<LoadGenerator.Run>) throws -> LoadGenerator.Run {
         switch loadRun.outcome {
         case .success(let value):
-            run = value
+            return value
         case .failure(let error):
             let message = (error as? FetchError)?.message ?? "\(error)"
             FileHandleOutput.standardError.write("batchfetch: \(message)\n")
             throw ExitCode.usage
         }
+    }
 
-        var report = run.report(plan: plan, concurrency: configuration.maxInFlight)
-        report.settings = BenchReport.Settings(
-            label: self.label, startTime: run.startTime, distinctRequests: requests.count,
-            stop: self.stop, interval: self.intervalDuration,
-            retries: self.engine.retries)
-        report.settings?.stages = self.stages
-        var outputsFailed = !seriesOutput.finish()
+    /// Ends the series outputs and writes the report (JSON, one line, or text) to standard output.
+    /// - Returns: whether every output was written in full.
+    private func write(_ report: BenchReport, seriesOutput: BenchSeriesOutput) -> Bool {
+        var written = seriesOutput.finish()
         if let spill = seriesOutput.spill {
             if !BenchReportFile.write(report, series: spill, to: FileHandleOutput.standardOutput) {
                 let reason = spill.failure.map { String(cString: strerror($0)) } ?? "it could not be read back"
                 FileHandleOutput.standardError.write(
                     "batchfetch: the report's series is incomplete: its temporary file failed (\(reason))\n")
-                outputsFailed = true
+                written = false
             }
         } else if self.json {
             FileHandleOutput.standardOutput.write(BenchReportFile.encoded(report))
@@ -199,14 +231,6 @@ struct BenchRunCommand: AsyncParsableCommand {
         } else {
             FileHandleOutput.standardOutput.write(report.text)
         }
-        if let hdrFile {
-            hdrFile.write(run.recorder.latency.percentileDistribution())
-            hdrFile.flush()
-        }
-        var ending = RunEnding()
-        ending.interrupted = loadRun.interrupted ? "interrupted; the report covers the requests completed" : nil
-        ending.usage = outputsFailed ? "" : nil  // each failed output said why when it failed
-        ending.someFailed = report.failed > 0
-        try ending.finish()
+        return written
     }
 }

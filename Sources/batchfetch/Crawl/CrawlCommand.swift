@@ -79,27 +79,8 @@ struct CrawlCommand: AsyncParsableCommand {
 
     func run() async throws {
         let api = try CocktailDB(baseURL: self.baseURL, apiKey: self.apiKey)
-        let polite = api.root.contains("://www.thecocktaildb.com/") || api.root.contains("://thecocktaildb.com/")
-        var resumed = ResumeFile(done: [], keptBytes: 0)
-        if self.resume, let path = self.output {
-            do {
-                resumed = try ResumeFile.read(path: path, facet: self.by)
-            } catch {
-                FileHandleOutput.standardError.write("batchfetch: \(error)\n")
-                throw ExitCode.usage
-            }
-        }
-        var places = FilePlaces()
-        if !self.resume {
-            places.outputs.append(.init(flag: "-o", path: self.output ?? "-"))
-        }
-        if let stats = self.report.stats {
-            places.outputs.append(.init(flag: "--stats", path: stats))
-        }
-        if let thumbnails = self.thumbnails {
-            places.folders.append(.init(flag: "--thumbnails", path: thumbnails))
-        }
-        try places.check()
+        let resumed = try self.resumed()
+        try self.places.check()
         let sink = try self.openOutput(keeping: resumed.keptBytes)
         let writer = CrawlWriter(
             output: CrawlOutput(
@@ -111,30 +92,75 @@ struct CrawlCommand: AsyncParsableCommand {
         }
         let options = CrawlOptions(facet: self.by, details: self.details, complete: self.complete, done: resumed.done)
         let progress = CrawlProgress()
-        let reporter = ProgressReporter(
-            progress: progress, enabled: self.report.showsProgress)
+        let reporter = ProgressReporter(progress: progress, enabled: self.report.showsProgress)
         let started = Date()
+        let configuration = self.configuration(for: api)
+        let run = await CommandRun(progress: reporter) {
+            try await Self.crawl(api, options, configuration: configuration, writer: writer, progress: progress)
+        }
+        writer.finish()
+        try self.finish(run, elapsed: Date().timeIntervalSince(started))
+    }
+
+    /// What `--resume` keeps of the output file: nothing without it.
+    private func resumed() throws -> ResumeFile {
+        guard self.resume, let path = self.output else {
+            return ResumeFile(done: [], keptBytes: 0)
+        }
+        do {
+            return try ResumeFile.read(path: path, facet: self.by)
+        } catch {
+            FileHandleOutput.standardError.write("batchfetch: \(error)\n")
+            throw ExitCode.usage
+        }
+    }
+
+    /// What the run reads and writes, checked before the first request.
+    private var places: FilePlaces {
+        var places = FilePlaces()
+        if !self.resume {
+            places.outputs.append(.init(flag: "-o", path: self.output ?? "-"))
+        }
+        if let stats = self.report.stats {
+            places.outputs.append(.init(flag: "--stats", path: stats))
+        }
+        if let thumbnails = self.thumbnails {
+            places.folders.append(.init(flag: "--thumbnails", path: thumbnails))
+        }
+        return places
+    }
+
+    /// The engine's configuration: polite to the public API, the transport and cache options.
+    private func configuration(for api: CocktailDB) -> Engine.Configuration {
+        let polite = api.root.contains("://www.thecocktaildb.com/") || api.root.contains("://thecocktaildb.com/")
         var configuration = self.engine.configuration(polite: polite)
         self.transport.apply(to: &configuration)
         self.transport.warnAboutWeakenedTransport()
         configuration.cache = self.cache.configuration()
+        return configuration
+    }
 
-        let run = await CommandRun(progress: reporter) {
-            () throws -> (CrawlSummary, HTTPCacheStatistics?, ThumbnailPlan.Outcome?) in
-            try await withEngine(configuration: configuration) { engine in
-                let crawler = Crawler(client: CocktailDBClient(engine: engine, api: api))
-                let summary = try await crawler.crawl(options, progress: progress) { result in
-                    writer.write(result)
-                }
-                let images = try await writer.thumbnails?.download(with: engine)
-                // Shut down here so the cache's counts include its final writes.
-                await engine.shutdown()
-                return (summary, engine.cacheStatistics, images)
+    /// Crawls on an engine of its own, writing each facet as it completes, then the thumbnails.
+    private static func crawl(
+        _ api: CocktailDB, _ options: CrawlOptions, configuration: Engine.Configuration, writer: CrawlWriter,
+        progress: CrawlProgress
+    ) async throws -> (CrawlSummary, HTTPCacheStatistics?, ThumbnailPlan.Outcome?) {
+        try await withEngine(configuration: configuration) { engine in
+            let crawler = Crawler(client: CocktailDBClient(engine: engine, api: api))
+            let summary = try await crawler.crawl(options, progress: progress) { result in
+                writer.write(result)
             }
+            let images = try await writer.thumbnails?.download(with: engine)
+            // Shut down here so the cache's counts include its final writes.
+            await engine.shutdown()
+            return (summary, engine.cacheStatistics, images)
         }
-        writer.finish()
+    }
 
-        let elapsed = Date().timeIntervalSince(started)
+    /// Writes the summaries and the `--stats` file, and ends the run with its exit status.
+    private func finish(
+        _ run: CommandRun<(CrawlSummary, HTTPCacheStatistics?, ThumbnailPlan.Outcome?)>, elapsed: Double
+    ) throws {
         var ending = RunEnding()
         switch run.outcome {
         case .success(let (summary, cache, images)):

@@ -137,7 +137,7 @@ struct FetchCommand: AsyncParsableCommand {
         }
     }
 
-    private func headerFields() throws(FetchError) -> [HeaderField] {
+    func headerFields() throws(FetchError) -> [HeaderField] {
         var fields: [HeaderField] = []
         for line in self.header {
             fields.append(try HeaderField(parsing: line))
@@ -173,16 +173,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         self.transport.warnAboutWeakenedTransport()
-        var skip: LineSelector.Skip?
-        if self.skipExisting, let directory = self.saveDir, let template = try? FileNameTemplate(parsing: self.fileName)
-        {
-            skip = { index, url in BodyFileStore.isSaved(in: directory, template: template, index: index, url: url) }
-        }
-        let fields = try RequestTemplate.fields(try self.headerFields(), json: self.request.json != nil, user: nil)
-        let split = self.sharding.resolvedReporting()
-        let source = try FetchInput.open(
-            urls: self.urls, path: self.input, shard: split, skip: skip,
-            lines: try self.request.lines(fields: fields))
+        let (source, split) = try self.openInput()
         try self.places.check()
         let files = try self.fileStore()
         let configuration = try self.configuration(files: files, shards: split?.count ?? 1)
@@ -191,64 +182,15 @@ struct FetchCommand: AsyncParsableCommand {
             bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath,
             cacheField: configuration.cache != nil, files: files, fields: self.recordFields)
         let tally = FetchTally()
-        let reporter = ProgressReporter(
-            enabled: self.report.showsProgress
-        ) { elapsed in
-            let s = tally.snapshot
-            return String(
-                format: "records %d · ok %d · failed %d · %.0f req/s", s.records, s.records - s.failed, s.failed,
-                elapsed > 0 ? Double(s.requests) / elapsed : 0)
-        }
+        let reporter = Self.progress(of: tally, enabled: self.report.showsProgress)
         let started = Date()
         let order = self.order
         let run = await CommandRun(progress: reporter) {
-            try await withEngine(configuration: configuration) { engine in
-                var writer = writer
-                switch source.source {
-                case .arguments, .file:
-                    let requests = source.lazyRequests()
-                    let results =
-                        order == .input ? engine.orderedResults(for: requests) : engine.results(for: requests)
-                    var iterator = results.makeAsyncIterator()
-                    await Self.write(&iterator, writer: &writer, input: source, tally: tally, sink: sink)
-                case .standardInput(let stream):
-                    let results =
-                        order == .input ? engine.orderedResults(streaming: stream) : engine.results(streaming: stream)
-                    var iterator = results.makeAsyncIterator()
-                    await Self.write(&iterator, writer: &writer, input: source, tally: tally, sink: sink)
-                    stream.cancel()
-                }
-                writer.drain(to: sink)
-                // Shut down here (withEngine's own call is then a no-op) so the cache's counts
-                // include its final writes.
-                await engine.shutdown()
-                let hosts = engine.hostStatistics
-                tally.hosts.withLock { $0 = hosts }
-                return engine.cacheStatistics
-            }
+            try await Self.fetch(
+                source, order: order, configuration: configuration, writer: writer, tally: tally, sink: sink)
         }
         sink.flush()
-        let summary = tally.snapshot
-        let elapsed = Date().timeIntervalSince(started)
-        var finished = !run.interrupted && sink.failure == nil
-        if case .failure = run.outcome {
-            finished = false
-        }
-        let shard = source.shardManifest(
-            path: self.input, order: self.order, records: summary.records, complete: finished, output: self.output)
-        let statsWritten = self.summarize(
-            summary, skipped: self.skipExisting ? source.skipped.value : nil, cache: try? run.outcome.get(),
-            elapsed: elapsed, shard: shard, hosts: tally.hosts.withLock { $0 })
-        var ending = RunEnding()
-        // The reader went away (a closed pipe, as with `| head`) or the disk is full.
-        ending.unwritten = sink.failure
-        ending.interrupted = run.interrupted ? "" : nil
-        if case .failure(let error) = run.outcome {
-            ending.failure = "\(error)"
-        }
-        ending.usage = source.readFailure.value.map { "\($0); the records of the lines before are written" }
-        ending.someFailed = summary.failed > 0 || !statsWritten
-        try ending.finish()
+        try self.finish(run, source: source, tally: tally, sink: sink, elapsed: Date().timeIntervalSince(started))
     }
 
     /// What the run reads and writes, checked before the first request.
@@ -274,7 +216,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     /// Writes the records of a batch's results as they come, until the batch ends or the output
     /// fails.
-    private static func write<Results: BatchResultsIterator>(
+    static func write<Results: BatchResultsIterator>(
         _ results: inout Results, writer: inout RecordWriter, input: FetchInput, tally: FetchTally,
         sink: FileHandleOutput
     ) async {
@@ -322,7 +264,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     /// Writes the summary and the `--stats` file. - Returns: whether the stats file, if asked
     /// for, was written.
-    private func summarize(
+    func summarize(
         _ summary: FetchTally.Snapshot, skipped: Int?, cache: HTTPCacheStatistics?, elapsed: Double,
         shard: ShardManifest?, hosts: [String: HostCounts]
     ) -> Bool {

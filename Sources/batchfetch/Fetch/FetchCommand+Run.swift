@@ -1,0 +1,90 @@
+import BatchFetch
+import BatchFetchFiles
+import Foundation
+
+/// The steps of `fetch`'s run: its input, the batch through an engine, and how it ends.
+extension FetchCommand {
+    /// The input lines as requests, with `--skip-existing` and `--shard` (returned too) applied.
+    func openInput() throws -> (source: FetchInput, shard: Shard?) {
+        var skip: LineSelector.Skip?
+        if self.skipExisting, let directory = self.saveDir, let template = try? FileNameTemplate(parsing: self.fileName)
+        {
+            skip = { index, url in BodyFileStore.isSaved(in: directory, template: template, index: index, url: url) }
+        }
+        let fields = try RequestTemplate.fields(try self.headerFields(), json: self.request.json != nil, user: nil)
+        let split = self.sharding.resolvedReporting()
+        let source = try FetchInput.open(
+            urls: self.urls, path: self.input, shard: split, skip: skip,
+            lines: try self.request.lines(fields: fields))
+        return (source, split)
+    }
+
+    /// The progress line: records, ok, failed, and the request rate.
+    static func progress(of tally: FetchTally, enabled: Bool) -> ProgressReporter {
+        ProgressReporter(enabled: enabled) { elapsed in
+            let s = tally.snapshot
+            return String(
+                format: "records %d · ok %d · failed %d · %.0f req/s", s.records, s.records - s.failed, s.failed,
+                elapsed > 0 ? Double(s.requests) / elapsed : 0)
+        }
+    }
+
+    /// Fetches every request of `source` on an engine of its own and writes their records.
+    /// - Returns: what the cache did, when there is one.
+    static func fetch(
+        _ source: FetchInput, order: RecordOrder, configuration: Engine.Configuration, writer: RecordWriter,
+        tally: FetchTally, sink: FileHandleOutput
+    ) async throws -> HTTPCacheStatistics? {
+        try await withEngine(configuration: configuration) { engine in
+            var writer = writer
+            switch source.source {
+            case .arguments, .file:
+                let requests = source.lazyRequests()
+                let results = order == .input ? engine.orderedResults(for: requests) : engine.results(for: requests)
+                var iterator = results.makeAsyncIterator()
+                await Self.write(&iterator, writer: &writer, input: source, tally: tally, sink: sink)
+            case .standardInput(let stream):
+                let results =
+                    order == .input ? engine.orderedResults(streaming: stream) : engine.results(streaming: stream)
+                var iterator = results.makeAsyncIterator()
+                await Self.write(&iterator, writer: &writer, input: source, tally: tally, sink: sink)
+                stream.cancel()
+            }
+            writer.drain(to: sink)
+            // Shut down here (withEngine's own call is then a no-op) so the cache's counts
+            // include its final writes.
+            await engine.shutdown()
+            let hosts = engine.hostStatistics
+            tally.hosts.withLock { $0 = hosts }
+            return engine.cacheStatistics
+        }
+    }
+
+    /// Writes the summary, the `--stats` file and the shard manifest, and ends the run with its
+    /// exit status.
+    func finish(
+        _ run: CommandRun<HTTPCacheStatistics?>, source: FetchInput, tally: FetchTally, sink: FileHandleOutput,
+        elapsed: Double
+    ) throws {
+        let summary = tally.snapshot
+        var finished = !run.interrupted && sink.failure == nil
+        if case .failure = run.outcome {
+            finished = false
+        }
+        let shard = source.shardManifest(
+            path: self.input, order: self.order, records: summary.records, complete: finished, output: self.output)
+        let statsWritten = self.summarize(
+            summary, skipped: self.skipExisting ? source.skipped.value : nil, cache: try? run.outcome.get(),
+            elapsed: elapsed, shard: shard, hosts: tally.hosts.withLock { $0 })
+        var ending = RunEnding()
+        // The reader went away (a closed pipe, as with `| head`) or the disk is full.
+        ending.unwritten = sink.failure
+        ending.interrupted = run.interrupted ? "" : nil
+        if case .failure(let error) = run.outcome {
+            ending.failure = "\(error)"
+        }
+        ending.usage = source.readFailure.value.map { "\($0); the records of the lines before are written" }
+        ending.someFailed = summary.failed > 0 || !statsWritten
+        try ending.finish()
+    }
+}
