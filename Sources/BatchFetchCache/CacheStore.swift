@@ -241,7 +241,7 @@ final class CacheStore: @unchecked Sendable {
                 self.queue.wait()
             }
             // Gather a batch before committing: a commit rewrites every page it touches (16 KiB
-            // each, index and interior pages too), so one row per commit wrote ~20× its size.
+            // each, index and interior pages too), so one row per commit wrote many times its size.
             let gatherUntil = Date(timeIntervalSinceNow: Self.gatherSeconds)
             while self.pending.count < Self.batchEntries && !self.closing && Date() < gatherUntil {
                 _ = self.queue.wait(until: gatherUntil)

@@ -5,12 +5,12 @@ import Synchronization
 /// An engine's on-disk cache: decides, per request, whether the store answers, a conditional
 /// request goes out, or a plain one; and turns results into stored entries.
 ///
-/// The engine thread asks it about each submission as it takes it from the inbox (a run of them in
-/// one read of the store, ``deciding(now:_:)``; the engine sees it as a ``ResponseStore``): a fresh hit is answered without a transfer, so a
-/// warm run's lookups happen beside the consumer's decoding and output, on the thread a warm run
-/// otherwise leaves idle. The consumer completes the results of requests it let through
-/// (``complete(_:)``): storing, a hand-over to the store's writer thread, stays off the engine
-/// thread, which a cold run keeps busy with the network.
+/// The engine sees it as a ``ResponseStore``. The engine thread asks it about each submission as it
+/// takes it from the inbox (a run of them in one read of the store, ``deciding(now:_:)``): a fresh
+/// hit is answered without a transfer, so a warm run's lookups happen beside the consumer's
+/// decoding and output, on the thread a warm run otherwise leaves idle. The consumer completes the
+/// results of requests it let through (``complete(_:)``): storing, a hand-over to the store's
+/// writer thread, stays off the engine thread, which a cold run keeps busy with the network.
 ///
 /// Threading: any thread.
 final class HTTPCache: ResponseStore {

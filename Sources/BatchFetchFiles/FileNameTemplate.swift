@@ -81,7 +81,7 @@ public struct FileNameTemplate: Sendable, Hashable, CustomStringConvertible {
     /// ends in `/` or is empty.
     public static func lastSegment(of url: String) -> String {
         // On the UTF-8 bytes: every delimiter is ASCII, and Character searches cost microseconds
-        // a URL (W6: 2.5 µs a saved file).
+        // a URL, as much as the rest of saving a small file.
         var text = Array(url.utf8)[...]
         if let scheme = Self.firstRange(of: Array("://".utf8), in: text) {
             text = text[scheme.upperBound...]

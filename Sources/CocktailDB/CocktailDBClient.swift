@@ -88,7 +88,7 @@ public struct CocktailDBClient: Sendable {
     }
 
     /// The drink records of a response, read directly from the validated bytes (records are flat;
-    /// `JSONDecoder` took ~90 µs per record and capped crawls) with `JSONDecoder` as the fallback
+    /// decoding each through `JSONDecoder` capped crawls) with `JSONDecoder` as the fallback
     /// for shapes the fast path does not read.
     public static func drinks(from response: Response, endpoint: Endpoint) throws(FetchError) -> [Drink] {
         guard let slice = try Self.decoder(for: endpoint).list(in: response) else {
@@ -170,7 +170,7 @@ public struct CocktailDBClient: Sendable {
 
     /// The decoding pipeline for an endpoint: 2xx, JSON, content under its envelope key.
     public static func decoder(for endpoint: Endpoint) -> ResponseDecoder {
-        // Built once: parsing the key path cost ~0.3 µs a response, a crawl makes one per drink.
+        // Built once: a crawl decodes a response per drink, too many to parse the key path for each.
         switch endpoint.envelopeKey {
         case "drinks": Self.drinksDecoder
         case "ingredients": Self.ingredientsDecoder

@@ -13,9 +13,9 @@ import Synchronization
 /// final name only once all of it is there: a final name holds a whole body or nothing. Bodies the
 /// engine streams go, where the file system allows it, into unnamed files (`O_TMPFILE`) that
 /// `linkat` names once whole: a kill leaves nothing of them, and on ext4 it is cheaper than
-/// creating and renaming a named one. Both the
-/// engine thread (which streams bodies into temporaries, see ``Engine/Configuration/bodyFolder``)
-/// and the consumer (the module `BatchFetchFiles`' `BodyFileStore`) make temporaries here; they share one counter, so their
+/// creating and renaming a named one. Both the engine thread (which streams bodies into
+/// temporaries, see ``Engine/Configuration/bodyFolder``) and the consumer (the module
+/// `BatchFetchFiles`' `BodyFileStore`) make temporaries here; they share one counter, so their
 /// names never collide.
 ///
 /// Threading: any thread; the descriptor is fixed and the counter atomic.

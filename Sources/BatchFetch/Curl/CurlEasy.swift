@@ -145,10 +145,9 @@ final class CurlEasy {
             _ = ccurl_easy_setopt_string(h, CURLOPT_ACCEPT_ENCODING, encoding)
         }
         if c.proxy == "" || c.proxy == nil && !CurlGlobal.environmentNamesAProxy {
-            // "No proxy", said once: otherwise libcurl looks up five environment variables for every
-            // transfer (`no_proxy`, `NO_PROXY`, `http_proxy`, `all_proxy`, `ALL_PROXY`), ~1.4k
-            // instructions a request in callgrind. With a proxy in the environment libcurl keeps
-            // finding it itself, `no_proxy` included.
+            // "No proxy", said once: otherwise libcurl looks up five environment variables for
+            // every transfer (`no_proxy`, `NO_PROXY`, `http_proxy`, `all_proxy`, `ALL_PROXY`). With
+            // a proxy in the environment libcurl keeps finding it itself, `no_proxy` included.
             _ = ccurl_easy_setopt_string(h, CURLOPT_PROXY, "")
             _ = ccurl_easy_setopt_string(h, CURLOPT_NOPROXY, "")
         } else {

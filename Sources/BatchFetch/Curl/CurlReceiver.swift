@@ -6,7 +6,7 @@ import Foundation
 /// It lives at a fixed address owned by its ``CurlEasy`` and reaches the C callbacks as their
 /// `userdata` pointer, so that each call (one per header line, one or more per body) is a plain
 /// write to memory: through a class instance, each cost a retain and release and two exclusivity
-/// checks around a generic `Array` or `Data` append (callgrind, W1: ~300 instructions a header line).
+/// checks around a generic `Array` or `Data` append.
 ///
 /// Threading: engine thread only, like its handle.
 struct CurlReceiver {

@@ -68,8 +68,8 @@ enum Snippet {
         }
         let start = max(0, min(offset - length / 4, body.count - 1))
         let end = min(body.count, start + length)
-        // Built as UTF-8 bytes and decoded once: appending scalar by scalar to a String cost ~100 ns
-        // a byte, more than validating the 64 KB page it came from.
+        // Built as UTF-8 bytes and decoded once: appending scalar by scalar to a String cost more
+        // than validating the 64 KB page it came from.
         let ellipsis = Array("…".utf8)
         let dot = Array("·".utf8)
         var text: [UInt8] = []

@@ -7,7 +7,7 @@
 /// of letting later results pile up.
 ///
 /// Pure value type, no I/O; one owner at a time. Its methods are `@inlinable` so callers in other
-/// modules get code specialised for their `Value` (unspecialised generic code was ~30× slower).
+/// modules get code specialised for their `Value` (unspecialised generic code is many times slower).
 public struct Reassembler<Value> {
     /// Why an insert was refused.
     public enum InsertError: Error, Hashable {

@@ -9,7 +9,7 @@ import NIOCore
 /// sequence of stripes of the right width, joined by `RST0`…`RST7` in turn, is a valid scan. The
 /// pool holds ``levels`` × ``stripesPerLevel`` stripes painted once; an image picks a detail
 /// level and then one stripe per row, all from a generator seeded by the catalogue seed and the
-/// slug. Assembling is a few dozen `memcpy`s (about 3.5 µs for 700 px), the pictures are real
+/// slug. Assembling is a few dozen `memcpy`s, the pictures are real
 /// image data (an abstract of colour bands and texture that any decoder shows), and 16^rows
 /// choices per level (16^7 for the 100 px preview, 16^44 at 700 px) keep every drink's image distinct.
 ///
