@@ -6,7 +6,7 @@ import Synchronization
 /// request goes out, or a plain one; and turns results into stored entries.
 ///
 /// The engine sees it as a ``ResponseStore``. The engine thread asks it about each submission as it
-/// takes it from the inbox (a run of them in one read of the store, ``deciding(now:_:)``): a fresh
+/// takes it from the inbox (a run of them in one read of the store, ``deciding(_:)``): a fresh
 /// hit is answered without a transfer, so a warm run's lookups happen beside the consumer's
 /// decoding and output, on the thread a warm run otherwise leaves idle. The consumer completes the
 /// results of requests it let through (``complete(_:)``): storing, a hand-over to the store's
@@ -87,33 +87,16 @@ final class HTTPCache: ResponseStore {
         return snapshot
     }
 
-    /// Runs `body` with a ``Decider`` whose lookups share one read of the store (see
-    /// ``CacheStore/reading(_:)``): for a run of requests decided together, such as everything the
-    /// engine thread takes from its inbox at once. `now` is wall-clock seconds since 1970.
-    func deciding<T>(now: Double = Date().timeIntervalSince1970, _ body: (Decider) -> T) -> T {
-        guard let store = self.store else {
-            return body(Decider(cache: self, session: nil, now: now))
-        }
-        return store.reading { session in
-            body(Decider(cache: self, session: session, now: now))
-        }
-    }
-
+    /// Runs `body` with a function deciding one request, whose lookups share one read of the store
+    /// (see ``CacheStore/reading(_:)``): for a run of requests decided together, such as everything
+    /// the engine thread takes from its inbox at once.
     func deciding(_ body: (_ decide: (Request) -> StoreDecision) -> Void) {
-        self.deciding { decider in
-            body { decider.decide($0).forEngine }
+        let now = Date().timeIntervalSince1970
+        guard let store = self.store else {
+            return body { self.decide($0, now: now, lookup: { _ in nil }).forEngine }
         }
-    }
-
-    /// Decides requests within one read of the store; valid only during ``HTTPCache/deciding(now:_:)``.
-    struct Decider {
-        fileprivate let cache: HTTPCache
-        fileprivate let session: CacheStore.ReadSession?
-        fileprivate let now: Double
-
-        /// How to answer `request`.
-        func decide(_ request: Request) -> Decision {
-            self.cache.decide(request, now: self.now, lookup: { self.session?.lookup($0) })
+        store.reading { session in
+            body { self.decide($0, now: now, lookup: { session.lookup($0) }).forEngine }
         }
     }
 

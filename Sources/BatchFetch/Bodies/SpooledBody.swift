@@ -9,11 +9,11 @@ import Synchronization
 /// A whole body the engine streamed into a temporary file of a ``BodyFolder`` as it arrived
 /// (``Engine/Configuration/bodyFolder``), with its size, waiting for a name.
 ///
-/// Its consumer gives it its final name (`BatchFetchFiles`' `BodyFileStore`, for one). One the consumer never names (a
-/// status that is not ok, a retried attempt, a batch given up) is removed when the last result
-/// holding it goes, so no temporary outlives its run but after a kill. The results of identical
-/// requests share one transfer, and so one spooled body: the first name it gets is a rename, later
-/// ones are copies of the file under that name.
+/// Its consumer gives it its final name (`BatchFetchFiles`' `BodyFileStore`, for one). One the
+/// consumer never names (a status that is not ok, a retried attempt, a batch given up) is removed
+/// when the last result holding it goes, so no temporary outlives its run but after a kill. The
+/// results of identical requests share one transfer, and so one spooled body: the first name it
+/// gets is a rename, later ones are copies of the file under that name.
 ///
 /// Its SHA-256 is taken by whoever names it (``sha256()``), from the file, not by the engine
 /// thread as bytes arrive: that thread is the one every transfer waits on, and reading the file
