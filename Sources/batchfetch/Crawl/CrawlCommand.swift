@@ -51,6 +51,8 @@ struct CrawlCommand: AsyncParsableCommand {
 
     @OptionGroup var engine: EngineOptions
 
+    @OptionGroup var writing: WriterOptions
+
     @OptionGroup var transport: TransportOptions
     @OptionGroup var cache: CacheOptions
 
@@ -95,8 +97,11 @@ struct CrawlCommand: AsyncParsableCommand {
         let reporter = ProgressReporter(progress: progress, enabled: self.report.showsProgress)
         let started = Date()
         let configuration = self.configuration(for: api)
+        let priority = self.writing.priority
         let run = await CommandRun(progress: reporter) {
-            try await Self.crawl(api, options, configuration: configuration, writer: writer, progress: progress)
+            try await Self.crawl(
+                api, options, configuration: configuration, writer: writer, progress: progress,
+                priority: priority)
         }
         writer.finish()
         try self.finish(run, elapsed: Date().timeIntervalSince(started))
@@ -143,11 +148,12 @@ struct CrawlCommand: AsyncParsableCommand {
     /// Crawls on an engine of its own, writing each facet as it completes, then the thumbnails.
     private static func crawl(
         _ api: CocktailDB, _ options: CrawlOptions, configuration: Engine.Configuration, writer: CrawlWriter,
-        progress: CrawlProgress
+        progress: CrawlProgress, priority: WriterPriority
     ) async throws -> (CrawlSummary, HTTPCacheStatistics?, ThumbnailPlan.Outcome?) {
         try await withEngine(configuration: configuration) { engine in
             let crawler = Crawler(client: CocktailDBClient(engine: engine, api: api))
             let summary = try await crawler.crawl(options, progress: progress) { result in
+                priority.apply()
                 writer.write(result)
             }
             let images = try await writer.thumbnails?.download(with: engine)

@@ -33,7 +33,7 @@ extension FetchCommand {
     /// - Returns: what the cache did, when there is one.
     static func fetch(
         _ source: FetchInput, order: RecordOrder, configuration: Engine.Configuration, writer: RecordWriter,
-        tally: FetchTally, sink: FileHandleOutput
+        tally: FetchTally, sink: FileHandleOutput, priority: WriterPriority
     ) async throws -> HTTPCacheStatistics? {
         try await withEngine(configuration: configuration) { engine in
             var writer = writer
@@ -42,12 +42,14 @@ extension FetchCommand {
                 let requests = source.lazyRequests()
                 let results = order == .input ? engine.orderedResults(for: requests) : engine.results(for: requests)
                 var iterator = results.makeAsyncIterator()
-                await Self.write(&iterator, writer: &writer, input: source, tally: tally, sink: sink)
+                await Self.write(
+                    &iterator, writer: &writer, input: source, tally: tally, sink: sink, priority: priority)
             case .standardInput(let stream):
                 let results =
                     order == .input ? engine.orderedResults(streaming: stream) : engine.results(streaming: stream)
                 var iterator = results.makeAsyncIterator()
-                await Self.write(&iterator, writer: &writer, input: source, tally: tally, sink: sink)
+                await Self.write(
+                    &iterator, writer: &writer, input: source, tally: tally, sink: sink, priority: priority)
                 stream.cancel()
             }
             writer.drain(to: sink)

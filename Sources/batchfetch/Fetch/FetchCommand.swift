@@ -77,6 +77,8 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var engine: EngineOptions
 
+    @OptionGroup var writing: WriterOptions
+
     @OptionGroup var deduplication: DeduplicationOptions
 
     @OptionGroup var transport: TransportOptions
@@ -185,9 +187,11 @@ struct FetchCommand: AsyncParsableCommand {
         let reporter = Self.progress(of: tally, enabled: self.report.showsProgress)
         let started = Date()
         let order = self.order
+        let priority = self.writing.priority
         let run = await CommandRun(progress: reporter) {
             try await Self.fetch(
-                source, order: order, configuration: configuration, writer: writer, tally: tally, sink: sink)
+                source, order: order, configuration: configuration, writer: writer, tally: tally, sink: sink,
+                priority: priority)
         }
         sink.flush()
         try self.finish(run, source: source, tally: tally, sink: sink, elapsed: Date().timeIntervalSince(started))
@@ -218,9 +222,10 @@ struct FetchCommand: AsyncParsableCommand {
     /// fails.
     static func write<Results: BatchResultsIterator>(
         _ results: inout Results, writer: inout RecordWriter, input: FetchInput, tally: FetchTally,
-        sink: FileHandleOutput
+        sink: FileHandleOutput, priority: WriterPriority
     ) async {
         while sink.failure == nil, let result = await results.next() {
+            priority.apply()
             Self.record(result, writer: &writer, input: input, tally: tally, sink: sink, idle: results.readyCount == 0)
         }
     }

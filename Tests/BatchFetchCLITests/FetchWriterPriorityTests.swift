@@ -1,0 +1,98 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `--writer-nice`: the threads that write records run below the engine thread's priority, read
+/// from /proc while a run waits for more input.
+@Suite(.serialized)
+struct FetchWriterPriorityTests {
+    /// Each thread's name and nice value, from /proc/PID/task/TID/stat (the fields after the
+    /// name's closing parenthesis start at the third; nice is the nineteenth).
+    private func threads(of pid: Int32) -> [(name: String, nice: Int)] {
+        let folder = "/proc/\(pid)/task"
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return tasks.compactMap { task in
+            guard let stat = try? String(contentsOfFile: "\(folder)/\(task)/stat", encoding: .utf8),
+                let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+            else {
+                return nil
+            }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 16, let nice = Int(fields[16]) else {
+                return nil
+            }
+            return (String(stat[stat.index(after: open)..<close]), nice)
+        }
+    }
+
+    /// Starts `fetch` on standard input, waits for its first record, and returns its threads'
+    /// priorities taken then (the run is still open), after ending it, with the nice value it
+    /// started with (the spawning thread's: on Linux each thread has its own).
+    private func prioritiesWhileWriting(
+        _ extra: [String], server: TestHTTPServer
+    ) throws -> (threads: [(name: String, nice: Int)], own: Int) {
+        let process = Process()
+        process.executableURL = try Executable("batchfetch").url
+        process.arguments = ["fetch", "-q", "-i", "-"] + extra
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        let own = Int(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+        try process.run()
+        defer {
+            if process.isRunning {
+                process.terminate()
+            }
+            process.waitUntilExit()
+        }
+        input.fileHandleForWriting.write(Data("\(server.baseURL)/ok?first\n".utf8))
+        var bytes = Data()
+        let deadline = Date().addingTimeInterval(10)
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        while !bytes.contains(0x0A) && Date() < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else {
+                continue
+            }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty {
+                break
+            }
+            bytes.append(chunk)
+        }
+        try #require(bytes.contains(0x0A), "no record within 10 s")
+        let threads = self.threads(of: process.processIdentifier)
+        try input.fileHandleForWriting.close()
+        _ = output.fileHandleForReading.readDataToEndOfFile()
+        return (threads, own)
+    }
+
+    @Test func recordWritersRunTenLevelsBelowTheEngineThread() async throws {
+        try await TestHTTPServer.with { server in
+            let (threads, own) = try self.prioritiesWhileWriting([], server: server)
+            let engine = try #require(threads.first { $0.name == "batchfetch-curl" }, "threads: \(threads)")
+            #expect(engine.nice == own)
+            #expect(threads.contains { $0.nice == min(19, own + 10) }, "threads: \(threads)")
+        }
+    }
+
+    @Test func writerNiceZeroLeavesEveryThreadAtItsPriority() async throws {
+        try await TestHTTPServer.with { server in
+            let (threads, own) = try self.prioritiesWhileWriting(["--writer-nice", "0"], server: server)
+            #expect(threads.contains { $0.name == "batchfetch-curl" && $0.nice == own }, "threads: \(threads)")
+            #expect(threads.allSatisfy { $0.nice <= own }, "threads: \(threads)")
+        }
+    }
+
+    @Test func writerNiceOutsideZeroToNineteenIsAUsageError() throws {
+        for (command, value) in [("fetch", "-1"), ("fetch", "20"), ("crawl", "20")] {
+            let arguments = [command, "--writer-nice", value] + (command == "fetch" ? ["http://127.0.0.1:1/"] : [])
+            let output = try Executable("batchfetch").run(arguments)
+            #expect(output.status == 2, "\(command): \(output.summary)")
+            #expect(
+                output.stderr.contains("--writer-nice \(value) is out of range: give 0 to 19"),
+                "\(command): \(output.summary)")
+        }
+    }
+}
