@@ -2,8 +2,7 @@
 //
 // Why this shim exists: mallopt and its M_* parameters live in <malloc.h>, which the Glibc module
 // does not include; sync_file_range needs _GNU_SOURCE, which it does not define; O_TMPFILE is a
-// macro of two others, which Swift does not import; pthread_setname_np and memrchr need _GNU_SOURCE;
-// Swift has no thread-local variables. The functions below are `static inline` and
+// macro of two others, which Swift does not import; pthread_setname_np and memrchr need _GNU_SOURCE. The functions below are `static inline` and
 // prefixed `clinux_`, so the header adds no symbols of its own. Where the C library lacks a call,
 // its function does nothing.
 #ifndef CLINUX_SHIM_H
@@ -18,7 +17,6 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
-#include <sys/resource.h>
 #endif
 #include <stddef.h>
 #include <string.h>
@@ -88,28 +86,6 @@ static inline int clinux_name_thread(const char *name) {
     return pthread_setname_np(pthread_self(), name);
 #else
     (void)name;
-    return 0;
-#endif
-}
-
-/// Lowers the calling thread's priority once: its nice value goes up by `increment` (at most to
-/// 19) the first time the thread calls this, and later calls do nothing (a thread-local flag, so
-/// a caller may ask on every record). On Linux the nice value is the thread's own, and once a
-/// thread has raised it cannot lower it again without privileges. Returns 1 when it changed,
-/// 0 when it did nothing, -1 with errno set when the change was refused.
-static inline int clinux_lower_thread_priority_once(int increment) {
-#if defined(__linux__)
-    static _Thread_local int lowered;
-    if (lowered || increment <= 0) return 0;
-    lowered = 1;
-    errno = 0;
-    int current = getpriority(PRIO_PROCESS, 0);
-    if (current == -1 && errno != 0) return -1;
-    int target = current + increment > 19 ? 19 : current + increment;
-    if (target == current) return 0;
-    return setpriority(PRIO_PROCESS, 0, target) == 0 ? 1 : -1;
-#else
-    (void)increment;
     return 0;
 #endif
 }
