@@ -97,8 +97,9 @@ typedef struct {
     uint64_t key_string;
     /// 1 when the last token so far is of that kind, so the next block's first token follows it:
     /// one after which a value must come (the start, ':', '[', ',' in an array); one after which
-    /// a key must come ('{', ',' in an object); a key's closing quote; the end of a value.
-    uint64_t before_value, before_key, after_key, after_value;
+    /// a key must come ('{', ',' in an object); the end of a value. (After a key's closing quote
+    /// none is set: only a colon may come there.)
+    uint64_t before_value, before_key, after_value;
     /// 1 when the last token so far is '{' or '[' (a closing bracket next closes an empty one).
     uint64_t after_open;
     /// Bytes before this offset belong to a UTF-8 sequence already checked.
@@ -425,12 +426,14 @@ CBYTES_JSON_INLINE int cbytes_json_block(
     key_overflow |= __builtin_add_overflow(key_sum, carry->key_string, &key_sum);
     carry->key_string = key_overflow;
     uint64_t key_close = key_sum & ~in_string;
-    uint64_t after_key = cbytes_json_next(key_close, &carry->after_key, transparent);
     uint64_t after_value =
         cbytes_json_next((close & ~key_close) | closes | scalar_start, &carry->after_value, transparent);
 
     uint64_t bad = ((open & ~key_open) | opens | scalar_start) & ~before_value;
-    bad |= colons & ~after_key;
+    // A colon must follow a key's closing quote. Every token follows exactly one kind of token
+    // (the start counts as one after which a value comes), so a colon that follows none of the
+    // other three kinds follows a key: a fourth addition for keys would say nothing more.
+    bad |= colons & (before_value | before_key | after_value);
     bad |= commas & ~(after_value & (in_object | in_array));
     bad |= closes & ~(after_value | empty_closes);
     return bad == 0;
