@@ -1,9 +1,10 @@
+import CocktailReplica
 import Foundation
 import TestSupport
 import Testing
 
 /// `--writer-nice`: the threads that write records run below the engine thread's priority, read
-/// from /proc while a run waits for more input.
+/// from /proc while a run is under way.
 @Suite(.serialized)
 struct FetchWriterPriorityTests {
     /// Each thread's name and nice value, from /proc/PID/task/TID/stat (the fields after the
@@ -82,6 +83,42 @@ struct FetchWriterPriorityTests {
             let (threads, own) = try self.prioritiesWhileWriting(["--writer-nice", "0"], server: server)
             #expect(threads.contains { $0.name == "batchfetch-curl" && $0.nice == own }, "threads: \(threads)")
             #expect(threads.allSatisfy { $0.nice <= own }, "threads: \(threads)")
+        }
+    }
+
+    /// A crawl against a replica that answers every request 20 ms late lasts seconds; its threads
+    /// are read until one writing a facet has lowered itself.
+    @Test func crawlWritersRunBelowTheEngineThread() async throws {
+        var replica = ReplicaConfiguration()
+        replica.faults.latency = ReplicaLatency(milliseconds: 20)
+        try await ReplicaServer.withServer(replica) { server in
+            let directory = try ScratchDirectory("bf-crawl-nice")
+            let process = Process()
+            process.executableURL = try Executable("batchfetch").url
+            process.arguments = [
+                "crawl", "--base-url", server.baseURL, "--details", "-q", "-c", "2", "-o",
+                directory.path("crawl.ndjson"),
+            ]
+            process.standardError = FileHandle.nullDevice
+            let own = Int(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+            try process.run()
+            defer {
+                if process.isRunning {
+                    process.terminate()
+                }
+                process.waitUntilExit()
+            }
+            var threads: [(name: String, nice: Int)] = []
+            let deadline = Date().addingTimeInterval(20)
+            while process.isRunning && Date() < deadline {
+                threads = self.threads(of: process.processIdentifier)
+                if threads.contains(where: { $0.nice == min(19, own + 10) }) {
+                    break
+                }
+                usleep(10_000)
+            }
+            #expect(threads.contains { $0.nice == min(19, own + 10) }, "threads: \(threads)")
+            #expect(threads.contains { $0.name == "batchfetch-curl" && $0.nice == own }, "threads: \(threads)")
         }
     }
 
