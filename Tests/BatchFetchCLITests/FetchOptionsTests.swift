@@ -253,21 +253,7 @@ struct FetchOptionsTests {
             try process.run()
             input.fileHandleForWriting.write(Data("\(server.baseURL)/ok?first\n".utf8))
             // The first record must arrive while the pipe is still open.
-            // poll(2) with a deadline, so a regression fails the test instead of hanging it.
-            var bytes = Data()
-            let deadline = Date().addingTimeInterval(10)
-            let descriptor = output.fileHandleForReading.fileDescriptor
-            while !bytes.contains(0x0A) && Date() < deadline {
-                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                guard poll(&poller, 1, 100) > 0 else {
-                    continue
-                }
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty {
-                    break
-                }
-                bytes.append(chunk)
-            }
+            let bytes = output.fileHandleForReading.readThroughFirstLine(within: 10)
             let firstLine = String(decoding: bytes, as: UTF8.self)
             if !bytes.contains(0x0A) {
                 process.terminate()

@@ -41,27 +41,9 @@ struct FetchWriterPriorityTests {
         process.standardOutput = output
         let own = Int(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
         try process.run()
-        defer {
-            if process.isRunning {
-                process.terminate()
-            }
-            process.waitUntilExit()
-        }
+        defer { process.endAndWait() }
         input.fileHandleForWriting.write(Data("\(server.baseURL)/ok?first\n".utf8))
-        var bytes = Data()
-        let deadline = Date().addingTimeInterval(10)
-        let descriptor = output.fileHandleForReading.fileDescriptor
-        while !bytes.contains(0x0A) && Date() < deadline {
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 100) > 0 else {
-                continue
-            }
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty {
-                break
-            }
-            bytes.append(chunk)
-        }
+        let bytes = output.fileHandleForReading.readThroughFirstLine(within: 10)
         try #require(bytes.contains(0x0A), "no record within 10 s")
         let threads = self.threads(of: process.processIdentifier)
         try input.fileHandleForWriting.close()
@@ -102,12 +84,7 @@ struct FetchWriterPriorityTests {
             process.standardError = FileHandle.nullDevice
             let own = Int(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
             try process.run()
-            defer {
-                if process.isRunning {
-                    process.terminate()
-                }
-                process.waitUntilExit()
-            }
+            defer { process.endAndWait() }
             var threads: [(name: String, nice: Int)] = []
             let deadline = Date().addingTimeInterval(20)
             while process.isRunning && Date() < deadline {

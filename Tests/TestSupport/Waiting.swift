@@ -35,3 +35,35 @@ package func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async ->
     }
     return condition()
 }
+
+extension FileHandle {
+    /// Reads until the first line break has come, the writer closes, or `seconds` pass (poll(2)
+    /// with a deadline, so a regression fails a test instead of hanging it). Returns what was read:
+    /// it holds no line break when none came in time.
+    package func readThroughFirstLine(within seconds: Double) -> Data {
+        var bytes = Data()
+        let deadline = Date().addingTimeInterval(seconds)
+        while !bytes.contains(0x0A) && Date() < deadline {
+            var poller = pollfd(fd: self.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 100) > 0 else {
+                continue
+            }
+            let chunk = self.availableData
+            if chunk.isEmpty {
+                break
+            }
+            bytes.append(chunk)
+        }
+        return bytes
+    }
+}
+
+extension Process {
+    /// Ends a child a test started, if it still runs, and reaps it: for a `defer` after `run()`.
+    package func endAndWait() {
+        if self.isRunning {
+            self.terminate()
+        }
+        self.waitUntilExit()
+    }
+}
