@@ -26,9 +26,15 @@ struct FetchWriterPriorityTests {
         }
     }
 
+    /// The calling thread's nice value, which a child it starts inherits (on Linux each thread has
+    /// its own).
+    private func ownNice() -> Int {
+        Int(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+    }
+
     /// Starts `fetch` on standard input, waits for its first record, and returns its threads'
     /// priorities taken then (the run is still open), after ending it, with the nice value it
-    /// started with (the spawning thread's: on Linux each thread has its own).
+    /// started with.
     private func prioritiesWhileWriting(
         _ extra: [String], server: TestHTTPServer
     ) throws -> (threads: [(name: String, nice: Int)], own: Int) {
@@ -39,7 +45,7 @@ struct FetchWriterPriorityTests {
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        let own = Int(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+        let own = self.ownNice()
         try process.run()
         defer { process.endAndWait() }
         input.fileHandleForWriting.write(Data("\(server.baseURL)/ok?first\n".utf8))
@@ -82,17 +88,13 @@ struct FetchWriterPriorityTests {
                 directory.path("crawl.ndjson"),
             ]
             process.standardError = FileHandle.nullDevice
-            let own = Int(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+            let own = self.ownNice()
             try process.run()
             defer { process.endAndWait() }
             var threads: [(name: String, nice: Int)] = []
-            let deadline = Date().addingTimeInterval(20)
-            while process.isRunning && Date() < deadline {
+            _ = await eventually(20) {
                 threads = self.threads(of: process.processIdentifier)
-                if threads.contains(where: { $0.nice == min(19, own + 10) }) {
-                    break
-                }
-                usleep(10_000)
+                return threads.contains { $0.nice == min(19, own + 10) } || !process.isRunning
             }
             #expect(threads.contains { $0.nice == min(19, own + 10) }, "threads: \(threads)")
             #expect(threads.contains { $0.name == "batchfetch-curl" && $0.nice == own }, "threads: \(threads)")
