@@ -133,6 +133,9 @@ def write_context(bench):
         },
         "notes": [fetch_note, *NOTES],
     }
+    if s.ab:
+        # B's row: the same command as `batchfetch fetch` but for the program and the flags after it.
+        context["ab"] = {"binary": s.ab_binary or bench.batchfetch, "args": s.ab_args}
     (bench.work / "context.json").write_text(json.dumps(context, indent=1))
 
 

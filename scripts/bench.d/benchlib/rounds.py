@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .bench import say
 from .measure import measure
-from .workloads import WORKLOADS
+from .workloads import WORKLOADS, tools_of
 
 
 def run_rotated(round_number, steps):
@@ -122,7 +122,7 @@ def run_workloads(bench):
                 continue
             if workload.saves_files:
                 w6_settle(bench)
-            for tool in run_rotated(round_number, workload.tools):
+            for tool in run_rotated(round_number, tools_of(workload, bench)):
                 folder = bench.w6_saved / f"{round_number}-{tool.only}" if workload.saves_files else None
                 run_tool(bench, workload.name, tool, round_number, lists[workload.name], folder)
 

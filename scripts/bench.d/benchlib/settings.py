@@ -3,6 +3,7 @@ import argparse
 import dataclasses
 import os
 import re
+import shlex
 import shutil
 import sys
 
@@ -47,6 +48,10 @@ class Settings:
     out: str = ""
     quick: bool = False
     simd: str = ""  # BATCHFETCH_SIMD for every batchfetch run; "" leaves the environment's
+    # An interleaved A/B (workloads.fetch_b): B's batchfetch ("" the measured one) and its extra flags.
+    ab_binary: str = ""
+    ab_args: str = ""
+    ab: bool = False
 
     def wants(self, tool):
         """Whether --only names TOOL."""
@@ -78,6 +83,8 @@ def parse(argv, usage):
     parser.add_argument("--no-install", action="store_true")
     parser.add_argument("--no-build", action="store_true")
     parser.add_argument("--simd")
+    parser.add_argument("--ab-binary")
+    parser.add_argument("--ab-args")
     parser.add_argument("-h", "--help", action="store_true")
     args = parser.parse_args(argv)
     if args.help:
@@ -126,6 +133,17 @@ def parse(argv, usage):
         if args.simd not in SIMD_LEVELS:
             _fail(f"--simd takes one of {', '.join(SIMD_LEVELS)}, not '{args.simd}'")
         s.simd = args.simd
+    if args.ab_binary is not None:
+        if not (os.path.isfile(args.ab_binary) and os.access(args.ab_binary, os.X_OK)):
+            _fail(f"--ab-binary: {args.ab_binary} is not an executable file")
+        s.ab_binary = os.path.abspath(args.ab_binary)
+    if args.ab_args is not None:
+        try:
+            shlex.split(args.ab_args)
+        except ValueError as error:
+            _fail(f"--ab-args: {error}")
+        s.ab_args = args.ab_args
+    s.ab = args.ab_binary is not None or args.ab_args is not None
     if s.rounds < 1 or s.concurrency < 1:
         _fail("--rounds and --concurrency take a number above 0")
     return s

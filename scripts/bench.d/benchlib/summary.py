@@ -16,12 +16,13 @@ SAVE = "batchfetch fetch --save-dir"
 SAVE_2X = "batchfetch fetch --save-dir, 2× URLs"
 JSONL = "batchfetch fetch, JSONL requests"
 FIELDS_ALL = "batchfetch fetch --fields all"
-ORDER = ["batchfetch crawl --details", "batchfetch fetch", JSONL, FIELDS_ALL, "batchfetch fetch --body none",
+FETCH_B = "batchfetch fetch (B)"  # --ab-binary / --ab-args (workloads.fetch_b)
+ORDER = ["batchfetch crawl --details", "batchfetch fetch", FETCH_B, JSONL, FIELDS_ALL, "batchfetch fetch --body none",
          "batchfetch fetch -o file",
          SAVE, SAVE_2X, "batchfetch bench", "curl", "aria2c", "libcurl floor (bare multi loop)", WRITE_FLOOR, "wrk",
          "async-http-client", "aiohttp"]
 # The rows that get per-round ratio lines, and (on the workloads with large bodies) the body cost table.
-PAIRED = ["batchfetch fetch", JSONL, FIELDS_ALL, "batchfetch fetch --body none", "batchfetch bench", SAVE]
+PAIRED = ["batchfetch fetch", FETCH_B, JSONL, FIELDS_ALL, "batchfetch fetch --body none", "batchfetch bench", SAVE]
 BODY_WORKLOADS = ["W2", "W5"]
 MB_WORKLOADS = BODY_WORKLOADS + ["W6"]
 # W6's targets (issue 26), ratios of fetch --save-dir in one run: to the writing floor, curl, aria2c.
@@ -139,13 +140,13 @@ def paired(runs, workload, tool, base):
 
 
 def per_round(runs, summary):
-    """Every PAIRED row's per-round ratios to curl and to the floor, for OUT.json."""
+    """Every PAIRED row's per-round ratios to curl and to the floor (B's also to A), for OUT.json."""
     result = {}
     for workload, tools in summary.items():
         for tool in PAIRED:
             if tool not in tools:
                 continue
-            for name, base in bases(workload):
+            for name, base in bases(workload) + ([("A", "batchfetch fetch")] if tool == FETCH_B else []):
                 rates, cpus = paired(runs, workload, tool, base)
                 if rates:
                     result.setdefault(workload, {}).setdefault(tool, {})[name] = {
@@ -210,6 +211,10 @@ def write(runs_path, context_path, out_path):
     summary = medians(runs)
     if "cpu_model" in context:
         emit(f"CPU: {context['cpu_model']}; batchfetch's SIMD level: {context.get('simd', 'unknown')}\n")
+    if "ab" in context:
+        ab = context["ab"]
+        emit(f"A/B: `{FETCH_B}` runs `{ab['binary']} fetch` with `{ab['args'] or 'no other flags'}` beside "
+             f"`batchfetch fetch` (A: `{context.get('batchfetch_binary', 'batchfetch')}`), in the same rounds.\n")
     emit(f"Medians of {context['rounds']} round(s); {context['concurrency']} in flight; nginx 1 worker on "
          f"127.0.0.1; dataset: {context['dataset']['source']}. MB/s counts body bytes only "
          f"(req/s × mean document size). wrk's req/s is its own count over its own duration (-d).")
@@ -256,6 +261,7 @@ def write(runs_path, context_path, out_path):
             if rss:
                 emit(rss)
                 emit()
+        emit_per_round(emit, "`fetch (B)` against `fetch` (A)", *paired(runs, workload, FETCH_B, "batchfetch fetch"))
         if workload == "W1":
             emit_per_round(emit, "`fetch, JSONL requests` against `fetch` of the same URLs as a list",
                            *paired(runs, "W1", JSONL, "batchfetch fetch"))

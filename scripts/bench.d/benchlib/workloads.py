@@ -135,6 +135,32 @@ WORKLOADS = (
 )
 
 
+# An interleaved A/B (--ab-binary, --ab-args): B's `fetch` row beside A's on these workloads.
+FETCH_B_ROW = "batchfetch fetch (B)"
+AB_WORKLOADS = ("W1", "W2", "W5")
+
+
+def fetch_b(bench):
+    """FETCH as run by B: --ab-binary (else the measured batchfetch) with --ab-args after its flags.
+    Taken word by word; braces are doubled, as the template is filled in with str.format."""
+    s = bench.settings
+
+    def literal(word):
+        return shlex.quote(word).replace("{", "{{").replace("}", "}}")
+
+    program = literal(s.ab_binary) if s.ab_binary else "{batchfetch}"
+    flags = " ".join(literal(word) for word in shlex.split(s.ab_args))
+    return Tool(FETCH_B_ROW, "fetch", f"{program} fetch -i {{list}}.urls -c {{c}} -o /dev/null {flags}".rstrip())
+
+
+def tools_of(workload, bench):
+    """The tools a workload runs in this bench: its table's, with B's row after FETCH in an A/B."""
+    if not bench.settings.ab or workload.name not in AB_WORKLOADS:
+        return workload.tools
+    at = workload.tools.index(FETCH) + 1
+    return workload.tools[:at] + (fetch_b(bench),) + workload.tools[at:]
+
+
 def _executable(path):
     return os.access(path, os.X_OK)
 
