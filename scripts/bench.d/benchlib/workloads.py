@@ -148,9 +148,8 @@ def fetch_b(bench):
     def literal(word):
         return shlex.quote(word).replace("{", "{{").replace("}", "}}")
 
-    program = literal(s.ab_binary) if s.ab_binary else "{batchfetch}"
-    flags = " ".join(literal(word) for word in shlex.split(s.ab_args))
-    return Tool(FETCH_B_ROW, "fetch", f"{program} fetch -i {{list}}.urls -c {{c}} -o /dev/null {flags}".rstrip())
+    command = FETCH.command.replace("{batchfetch}", literal(s.ab_binary), 1) if s.ab_binary else FETCH.command
+    return Tool(FETCH_B_ROW, "fetch", " ".join([command, *(literal(word) for word in shlex.split(s.ab_args))]))
 
 
 def tools_of(workload, bench):
