@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import cache, dataset, memory, profile, report, rounds, settings, tools, w3files, w4, w7, w8
+from . import cache, dataset, memory, profile, report, rounds, settings, tools, w3files, w4, w7, w8, w9
 from .bench import Bench, say
 from .nginx import Nginx
 
@@ -108,7 +108,7 @@ def _run(bench, nginx):
             f"each saved to a file under {bench.w6_saved}")
     if bench.workload_wanted("W7"):
         say(f"W7: {s.w7_count} JSON bodies × {bench.w7_mean:.0f} B POSTed (one JSONL request a line; nginx logs each)")
-    if s.workloads != ",".join(settings.WORKLOADS):
+    if s.workloads != settings.DEFAULT_WORKLOADS:
         say(f"workloads: {s.workloads} only")
     if bench.w3_ready:
         say(f"W3: crawl --details vs the same {bench.w3_requests} URLs flat (the replica's documents at scale "
@@ -118,6 +118,8 @@ def _run(bench, nginx):
         w4.run(bench)
     if bench.workload_wanted("W8") and bench.wants("fetch"):
         w8.run(bench)
+    if bench.workload_wanted("W9"):
+        w9.run(bench)
     if bench.wants("cache"):
         cache.run(bench)
     memory.run_scale(bench)

@@ -7,8 +7,10 @@ import shlex
 import shutil
 import sys
 
-TOOLS = "fetch,bench,crawl,curl,floor,wrk,ahc,aiohttp,aria2c"
-WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8")
+TOOLS = "fetch,bench,crawl,curl,floor,wrk,ahc,aiohttp,aria2c,wget2"
+WORKLOADS = ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9")
+# W9 makes network namespaces (root): it runs only when --workloads names it.
+DEFAULT_WORKLOADS = ",".join(w for w in WORKLOADS if w != "W9")
 SIMD_LEVELS = ("scalar", "sse2", "ssse3", "avx2", "avx512", "neon")  # BATCHFETCH_SIMD's names
 
 
@@ -41,7 +43,7 @@ class Settings:
     memory_distinct: int = 1_000  # distinct documents the memory-scale URLs cycle over
     memory_limit: int = 900
     only: str = TOOLS
-    workloads: str = ",".join(WORKLOADS)
+    workloads: str = DEFAULT_WORKLOADS
     profile: bool = False
     install: bool = True
     build: bool = True
