@@ -26,6 +26,10 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let dnsFailure = Kind(rawValue: "dnsFailure")
         /// No connection could be made (refused, unreachable).
         public static let connectFailed = Kind(rawValue: "connectFailed")
+        /// The host failed to connect or answer several times in a row and a probe confirmed it:
+        /// the request was not sent (or not sent again). The message says how many failures, over
+        /// how long.
+        public static let hostUnreachable = Kind(rawValue: "hostUnreachable")
         /// The connect timeout, the per-attempt timeout or the low-speed limit was hit.
         public static let timeout = Kind(rawValue: "timeout")
         /// The TLS handshake or certificate verification failed.
@@ -77,6 +81,9 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     public let status: Int?
     /// The first bytes of the offending body, sanitised to printable text, when there was one.
     public let snippet: String?
+    /// The attempt timed out before it had a connection (a connect timeout): nothing reached the
+    /// server, which says something of the host (``HostHealth``) that a slow answer does not.
+    var timedOutConnecting = false
 
     /// Creates an error.
     public init(kind: Kind, message: String, status: Int? = nil, snippet: String? = nil) {

@@ -167,7 +167,7 @@ struct BenchCommandTests {
     @Test func connectionsOpenedByRequestsThatFailedAreCounted() async throws {
         try await TestHTTPServer.with { server in
             let run = try self.bench([
-                "\(server.baseURL)/hang", "-n", "4", "-c", "2", "--timeout", "0.3", "--retries", "1",
+                "\(server.baseURL)/hang", "-n", "4", "-c", "2", "--max-time", "0.3", "--retries", "1",
             ])
             #expect(run.status == 1 && run.report.errors == ["timeout": 4], "\(run.stderr)")
             // A timed-out connection is closed, not reused: one per attempt.

@@ -106,7 +106,7 @@ struct FetchTransferFactsTests {
     @Test func aStatusThatArrivedStaysInTheRecordWhenTheTransferThenFails() async throws {
         try await TestHTTPServer.with { server in
             let (_, records) = try await self.fetch([
-                "--retries", "0", "--timeout", "0.5", "--max-body", "1000",
+                "--retries", "0", "--max-time", "0.5", "--max-body", "1000",
                 "\(server.baseURL)/drip", "\(server.baseURL)/bytes?n=5000",
             ])
             #expect(records[0]?["status"] as? Int == 200)

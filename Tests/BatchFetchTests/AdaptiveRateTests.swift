@@ -94,3 +94,115 @@ struct AdaptiveRateTests {
         }
     }
 }
+
+/// `--adaptive` bounded (issue 54): no server answer, clock or rule reaches an arithmetic trap, and
+/// a host slower than the slots can keep busy does not drive its rate up without end.
+struct AdaptiveRateBoundsTests {
+    private static let hosts = ["http://a.test/", "http://b.test/", "http://c.test/"]
+
+    /// A million steps of random answers (ok, 429, 503 with and without `Retry-After`, timeouts,
+    /// refused connections), random clock moves from none to days, with and without a rule: every
+    /// host's rate stays within [1, 1,000,000] a second.
+    @Test func randomAnswersAndClocksNeverTrapAndKeepEveryRateInBounds() {
+        var random = SeededGenerator(seed: 54)
+        for (round, rules) in [nil, "*=1e300", "a.test=0.000001,*=3"].enumerated() {
+            var limits = (try? rules.map { try Engine.HostLimits(parsingRates: $0) }) ?? Engine.HostLimits()
+            limits.adaptive = true
+            var harness = EngineStateMachineHarness {
+                $0.maxInFlight = 16
+                $0.hostLimits = limits
+                $0.retry = RetryPolicy(maxRetries: 2, baseDelay: .milliseconds(10), maxDelay: .seconds(1))
+            }
+            let sink = ResultSink()
+            var running: [Transfer] = []
+            var submitted = 0
+            var delivered = 0
+            let steps = round == 0 ? 600_000 : 200_000
+            for step in 0..<steps {
+                if submitted - delivered < 48 {
+                    harness.receive(
+                        (0..<16).map { Self.hosts[random.next(Self.hosts.count)] + "\(submitted + $0)" }, to: sink)
+                    submitted += 16
+                }
+                running += harness.admit().started
+                if !running.isEmpty && random.next(4) != 0 {
+                    let transfer = running.remove(at: random.next(running.count))
+                    Self.answer(transfer, &harness, &random)
+                }
+                let jump: UInt64
+                switch random.next(100) {
+                case 0..<40: jump = 0
+                case 40..<90: jump = UInt64(random.next(2_000_000))
+                case 90..<99: jump = UInt64(random.next(2_000_000_000))
+                default: jump = UInt64(random.next(1 << 30)) * 200_000
+                }
+                harness.advance(by: .nanoseconds(Int64(jump)))
+                if step % 1_000 == 0 {
+                    harness.deliver()
+                    delivered += harness.record.results.count
+                    harness.record.deliveries.removeAll()
+                }
+                if step % 5_000 == 0 {
+                    for (host, counts) in harness.machine.hostCounts {
+                        let rate = counts.rate ?? 0
+                        #expect(
+                            rate >= 1 && rate <= 1_000_000,
+                            "\(host) at \(rate)/s, step \(step), rules \(rules ?? "none")")
+                    }
+                }
+            }
+        }
+    }
+
+    private static func answer(
+        _ transfer: Transfer, _ harness: inout EngineStateMachineHarness, _ random: inout SeededGenerator
+    ) {
+        switch random.next(8) {
+        case 0: harness.respond(transfer, status: 429)
+        case 1: harness.respond(transfer, status: 503, retryAfter: .milliseconds(Int64(random.next(120_000))))
+        case 2: harness.respond(transfer, status: 503)
+        case 3:
+            harness.machine.transferFinished(
+                transfer, .failure(FetchError(kind: .timeout, message: "timed out")), retryAfter: nil,
+                now: harness.now)
+        case 4:
+            harness.machine.transferFinished(
+                transfer, .failure(FetchError(kind: .connectFailed, message: "refused")), retryAfter: nil,
+                now: harness.now)
+        default: harness.respond(transfer)
+        }
+    }
+
+    /// 400 URLs of one host that answers each in 5 s, 64 slots, no rule: the slots, not the rate,
+    /// hold the work back, so the rate stops rising near what the slots start (64 per 5 s) and
+    /// every request ends ok.
+    @Test func aHostSlowerThanTheSlotsDoesNotRaiseItsRateWithoutEnd() {
+        var limits = Engine.HostLimits()
+        limits.adaptive = true
+        var harness = EngineStateMachineHarness {
+            $0.maxInFlight = 64
+            $0.hostLimits = limits
+        }
+        let sink = ResultSink()
+        harness.receive((0..<400).map { "http://slow.test/\($0)" }, to: sink)
+        var inFlight: [(due: UInt64, transfer: Transfer)] = []
+        for _ in 0..<200_000 {
+            for transfer in harness.admit().started {
+                inFlight.append((harness.now + 5_000_000_000, transfer))
+            }
+            for entry in inFlight where entry.due <= harness.now {
+                harness.respond(entry.transfer)
+            }
+            inFlight.removeAll { $0.due <= harness.now }
+            if inFlight.isEmpty && harness.machine.queued == 0 {
+                break
+            }
+            harness.advance(by: .milliseconds(1))
+        }
+        harness.deliver()
+        let results = harness.record.results
+        #expect(results.count == 400 && results.allSatisfy { $0.status == 200 })
+        let rate = harness.machine.hostCounts["slow.test"]?.rate ?? 0
+        #expect(rate <= 640, "left at \(rate)/s")
+    }
+}

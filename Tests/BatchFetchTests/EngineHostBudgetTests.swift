@@ -104,8 +104,10 @@ struct EngineHostBudgetTests {
     @Test func a429WithoutRetryAfterPausesItsHostForTheBackoffWhileOthersGoOn() {
         var harness = EngineStateMachineHarness { $0.maxInFlight = 2 }
         let sink = ResultSink()
-        harness.receive(["\(Self.a)0", "\(Self.a)1", "\(Self.a)2", "\(Self.b)0"], to: sink)
+        // a.test alone takes both slots; b.test's request comes after they started.
+        harness.receive(["\(Self.a)0", "\(Self.a)1", "\(Self.a)2"], to: sink)
         let started = harness.admit().started
+        harness.receive(["\(Self.b)0"], to: sink)
         harness.respond(started[0], status: 429)
         // a.test/1 is in flight; a.test/2 must wait for the backoff, b.test's goes ahead.
         #expect(harness.admitURLs() == ["\(Self.b)0"])

@@ -155,7 +155,8 @@ struct HostileInputTests {
             let base = server.baseURL
             let urls = ["\(base)/hang", "\(base)/drip", "\(base)/headers-then-close", "\(base)/ok"]
             let output = try Executable.batchfetch().run(
-                ["fetch", "--timeout", "2", "--retries", "1", "--body", "none", "-q"] + urls, deadline: 30)
+                ["fetch", "--timeout", "2", "--max-time", "2", "--retries", "1", "--body", "none", "-q"] + urls,
+                deadline: 30)
             #expect(!output.hung)
             #expect(output.status == 1)
             let records = self.byIndex(try output.records())

@@ -60,15 +60,15 @@ extension TestHTTPHandler {
     }
 
     /// Headers promising 64 bytes, then one byte a second.
-    func drip(context: ChannelHandlerContext, remaining: Int) {
+    func drip(context: ChannelHandlerContext, remaining: Int, every interval: TimeAmount = .seconds(1)) {
         let headers = HTTPHeaders([("Content-Type", "application/json"), ("Content-Length", String(remaining))])
         context.writeAndFlush(
             self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))),
             promise: nil)
-        self.dripByte(context: context, remaining: remaining)
+        self.dripByte(context: context, remaining: remaining, every: interval)
     }
 
-    private func dripByte(context: ChannelHandlerContext, remaining: Int) {
+    private func dripByte(context: ChannelHandlerContext, remaining: Int, every interval: TimeAmount) {
         guard context.channel.isActive else {
             return
         }
@@ -76,9 +76,9 @@ extension TestHTTPHandler {
             self.end(context: context)
             return
         }
-        context.eventLoop.assumeIsolated().scheduleTask(in: .seconds(1)) {
+        context.eventLoop.assumeIsolated().scheduleTask(in: interval) {
             context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: " ")))), promise: nil)
-            self.dripByte(context: context, remaining: remaining - 1)
+            self.dripByte(context: context, remaining: remaining - 1, every: interval)
         }
     }
 

@@ -144,6 +144,9 @@ final class TestHTTPHandler: ChannelInboundHandler {
             break
         case "/drip":
             self.drip(context: context, remaining: 64)
+        case "/trickle":
+            let every = Int64(query["ms"] ?? "") ?? 500
+            self.drip(context: context, remaining: Int(query["n"] ?? "") ?? 10, every: .milliseconds(every))
         case "/headers-then-close":
             self.headersThenClose(context: context, contentLength: 100)
         case "/cached":

@@ -30,6 +30,8 @@ import Synchronization
 /// - `/doc/NAME` — a prepared body that is broken in one way (``document(named:)``)
 /// - `/hang` — never answers
 /// - `/drip` — headers with `Content-Length: 64`, then one byte a second
+/// - `/trickle?n=N&ms=M` — headers with `Content-Length: N` (default 10), then one byte every M ms
+///   (default 500)
 /// - `/headers-then-close` — headers with `Content-Length: 100`, then closes
 /// - `/headers` — the request's header fields, one `name: value` per line
 /// - `/typed?hex=HEX&type=T&type=T2` — the bytes HEX spells, one `Content-Type` per `type` (none without)
@@ -72,16 +74,20 @@ package final class TestHTTPServer: Sendable {
     private let log = Mutex<[Arrival]>([])
     private let refusals = Mutex<[String: UInt64]>([:])
 
-    package var baseURL: String { "http://127.0.0.1:\(self.port)" }
+    /// The loopback address it listens on.
+    package let host: String
+    package var baseURL: String { "http://\(self.host):\(self.port)" }
 
-    private init(group: MultiThreadedEventLoopGroup, channel: any Channel) {
+    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, host: String) {
         self.group = group
         self.channel = channel
+        self.host = host
         self.port = channel.localAddress?.port ?? 0
     }
 
-    /// Starts a server on an ephemeral loopback port.
-    package static func start() async throws -> TestHTTPServer {
+    /// Starts a server on an ephemeral port of `host`, a loopback address (127.0.0.1 by default;
+    /// all of 127.0.0.0/8 is loopback on Linux, so 127.0.0.2 and on are hosts of their own).
+    package static func start(host: String = "127.0.0.1") async throws -> TestHTTPServer {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let box = ServerBox()
         let channel: any Channel
@@ -95,13 +101,13 @@ package final class TestHTTPServer: Sendable {
                         try channel.pipeline.syncOperations.addHandler(TestHTTPHandler(server: box))
                     }
                 }
-                .bind(host: "127.0.0.1", port: 0)
+                .bind(host: host, port: 0)
                 .get()
         } catch {
             try? await group.shutdownGracefully()
             throw error
         }
-        let server = TestHTTPServer(group: group, channel: channel)
+        let server = TestHTTPServer(group: group, channel: channel, host: host)
         box.server.withLock { $0 = server }
         return server
     }
@@ -112,8 +118,10 @@ package final class TestHTTPServer: Sendable {
     }
 
     /// Runs `body` with a started server and always shuts it down.
-    package static func with<T>(_ body: (TestHTTPServer) async throws -> T) async throws -> T {
-        let server = try await TestHTTPServer.start()
+    package static func with<T>(
+        host: String = "127.0.0.1", _ body: (TestHTTPServer) async throws -> T
+    ) async throws -> T {
+        let server = try await TestHTTPServer.start(host: host)
         do {
             let result = try await body(server)
             try await server.shutdown()

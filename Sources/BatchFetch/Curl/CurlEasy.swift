@@ -35,6 +35,8 @@ final class CurlEasy {
     /// Whether the handle is set to open a fresh connection and close it after (h2c on a libcurl
     /// that cannot reuse h2c connections).
     private var usesOneShotConnection = false
+    /// Whether the handle carries a probe's shorter connect timeout (``setProbeConnectTimeout(_:)``).
+    private var usesProbeConnectTimeout = false
 
     /// libcurl's receive buffer (`CURLOPT_BUFFERSIZE`). libcurl 7.88 allocates it for every
     /// transfer and frees it when the transfer ends (`multi_done`), so it must stay small enough
@@ -120,11 +122,15 @@ final class CurlEasy {
             _ = ccurl_easy_setopt_long(h, CURLOPT_MAXREDIRS, Swift.max(0, max))
         }
         _ = ccurl_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(c.connectTimeout))
-        _ = ccurl_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Self.milliseconds(c.timeout))
+        if let timeout = c.timeout {
+            _ = ccurl_easy_setopt_long(h, CURLOPT_TIMEOUT_MS, Self.milliseconds(timeout))
+        }
         if let lowSpeed = c.lowSpeedLimit {
             _ = ccurl_easy_setopt_long(h, CURLOPT_LOW_SPEED_LIMIT, lowSpeed.bytesPerSecond)
-            _ = ccurl_easy_setopt_long(
-                h, CURLOPT_LOW_SPEED_TIME, Swift.max(1, Self.milliseconds(lowSpeed.duration) / 1000))
+            _ = ccurl_easy_setopt_long(h, CURLOPT_LOW_SPEED_TIME, Self.wholeSeconds(lowSpeed.duration))
+        } else if let idle = c.idleTimeout {
+            _ = ccurl_easy_setopt_long(h, CURLOPT_LOW_SPEED_LIMIT, 1)
+            _ = ccurl_easy_setopt_long(h, CURLOPT_LOW_SPEED_TIME, Self.wholeSeconds(idle))
         }
         _ = ccurl_easy_setopt_off_t(h, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(c.effectiveMaxBodyBytes))
         switch c.httpVersion {
@@ -211,6 +217,9 @@ final class CurlEasy {
         if self.configuration.httpVersion == .http2PriorKnowledge && !CurlGlobal.reusesCleartextHTTP2 {
             self.setOneShotConnection(Self.isCleartext(request.url))
         }
+        if transfer.isProbe || self.usesProbeConnectTimeout {
+            self.setProbeConnectTimeout(transfer.isProbe)
+        }
         self.transfer = transfer
         return nil
     }
@@ -256,13 +265,10 @@ final class CurlEasy {
                 self.gather(
                     into: details, effectiveURL: nil, newConnections: connects, timings: self.timings(queued: queued))
             }
-            return (
-                .failure(
-                    FetchError(
-                        kind: error.kind, message: error.message, status: status >= 200 ? status : nil,
-                        snippet: error.snippet)),
-                nil, connects
-            )
+            var failure = FetchError(
+                kind: error.kind, message: error.message, status: status >= 200 ? status : nil, snippet: error.snippet)
+            failure.timedOutConnecting = error.timedOutConnecting
+            return (.failure(failure), nil, connects)
         }
         var effectiveURL = self.transfer?.request.url ?? ""
         if case .follow = self.configuration.redirects {
@@ -323,7 +329,13 @@ final class CurlEasy {
         if self.receiver.pointee.outOfMemory {
             return FetchError(kind: .other, message: "out of memory receiving the response")
         }
-        return FetchError(curlCode: code, detail: String(cString: self.errorBuffer))
+        var error = FetchError(curlCode: code, detail: String(cString: self.errorBuffer))
+        if code == CURLE_OPERATION_TIMEDOUT {
+            var connected: curl_off_t = 0
+            _ = ccurl_easy_getinfo_off_t(self.handle, CURLINFO_CONNECT_TIME_T, &connected)
+            error.timedOutConnecting = connected == 0
+        }
+        return error
     }
 
     /// Forgets the finished transfer; keeps the options that do not change between requests.
@@ -345,6 +357,28 @@ final class CurlEasy {
 
     private static func milliseconds(_ duration: Duration) -> Int {
         Int(clamping: duration.nanoseconds / 1_000_000)
+    }
+
+    /// Rounded up, at least 1: libcurl's low-speed time counts whole seconds.
+    private static func wholeSeconds(_ duration: Duration) -> Int {
+        Swift.max(1, Int(clamping: (duration.nanoseconds + 999_999_999) / 1_000_000_000))
+    }
+
+    /// The connect timeout of a host's probe (``HostHealth``): the host has failed several times
+    /// already, and while the probe runs its other requests wait, so it is not given the whole
+    /// connect timeout. A SYN lost once is resent after 1 s and still makes it.
+    static let probeConnectTimeout = Duration.seconds(3)
+
+    /// Gives a probe its shorter connect timeout, and the next transfer the usual one again.
+    private func setProbeConnectTimeout(_ probe: Bool) {
+        guard probe != self.usesProbeConnectTimeout else {
+            return
+        }
+        let timeout =
+            probe
+            ? Swift.min(self.configuration.connectTimeout, Self.probeConnectTimeout) : self.configuration.connectTimeout
+        _ = ccurl_easy_setopt_long(self.handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(timeout))
+        self.usesProbeConnectTimeout = probe
     }
 }
 

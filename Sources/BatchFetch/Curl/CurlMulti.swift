@@ -1,5 +1,9 @@
 internal import CCurl
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Owns the libcurl multi handle: the set of transfers in flight and their connection pool.
 ///
 /// Threading: engine thread only, except ``wakeup``, whose `curl_multi_wakeup` libcurl documents
@@ -16,9 +20,7 @@ final class CurlMulti {
             throw FetchError(kind: .other, message: "libcurl could not create a multi handle (out of memory?)")
         }
         self.handle = handle
-        // Keep at least one idle connection per possible transfer, so keep-alive connections are not
-        // closed and reopened when the number in flight dips and rises again.
-        _ = ccurl_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, max(configuration.maxInFlight, 16))
+        _ = ccurl_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, Self.connectionCacheSize(for: configuration))
         _ = ccurl_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, max(0, configuration.maxConnectionsPerHost))
         _ = ccurl_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, max(0, configuration.maxTotalConnections))
         _ = ccurl_multi_setopt_long(handle, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX)
@@ -33,6 +35,23 @@ final class CurlMulti {
 
     deinit {
         curl_multi_cleanup(self.handle)
+    }
+
+    /// How many connections libcurl keeps open, in use or idle: room for every host in play, not
+    /// only for the transfers in flight. A cache the size of the in-flight cap closes an idle
+    /// connection of one host whenever another host needs a new one, so over many hosts most
+    /// requests paid a new connection (and a TLS handshake). Four times the cap is libcurl's own
+    /// default for a multi handle (curl `--parallel`'s); past that the oldest idle connection is
+    /// closed first, and libcurl closes idle ones by age (`CURLOPT_MAXAGE_CONN`). Bounded by half
+    /// the descriptor limit, never below the cap itself.
+    static func connectionCacheSize(for configuration: Engine.Configuration) -> Int {
+        let wanted = max(4 * configuration.maxInFlight, 64)
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
+            return wanted
+        }
+        let descriptors = Int(clamping: limit.rlim_cur / 2)
+        return max(configuration.maxInFlight, min(wanted, descriptors))
     }
 
     /// The cross-thread wake-up capability of this handle.

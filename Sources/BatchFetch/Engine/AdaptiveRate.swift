@@ -4,7 +4,9 @@
 /// (additive increase, multiplicative decrease). As CUBIC does, it rises quickly only up to 90%
 /// of the rate the host last throttled at and creeps (1% a step) beyond it, because every probe
 /// past a host's limit costs 429s and often a `Retry-After` pause. It never goes above the host's
-/// configured rate and never below one start a second.
+/// configured rate or ``maximumRate``, and never below one start a second. (The host budgets
+/// raise it only while the rate, not the slots, holds the host's work back: see
+/// ``HostBudgets/answered(_:now:)``.)
 ///
 /// Pure value driven by the state machine's clock in nanoseconds. Threading: engine thread.
 struct AdaptiveRate: Sendable, Hashable {
@@ -12,14 +14,17 @@ struct AdaptiveRate: Sendable, Hashable {
     /// limit within a few steps while the overshoot that finds it stays a handful of requests.
     static let initialRate = 10.0
     static let minimumRate = 1.0
+    /// The most starts a second any host is given, rule or not: a bound that keeps every
+    /// conversion of a rate (bursts, nanoseconds) far inside its type, whatever a server answers.
+    static let maximumRate = 1_000_000.0
     /// How often the rate may rise, and how long after a cut more throttled answers count as the
     /// same event (the requests already in flight at the old rate).
     static let step: UInt64 = 250_000_000
     /// What a cut keeps: CUBIC's 0.7 rather than Reno's 0.5, so a host runs nearer its limit.
     static let cutFactor = 0.7
 
-    /// The configured rate (a `--host-rate` rule, or none).
-    let ceiling: Double?
+    /// The configured rate (a `--host-rate` rule), or ``maximumRate`` without one or above it.
+    let ceiling: Double
     private(set) var rate: Double
     private(set) var slowStart = true
     /// Times the host throttled it.
@@ -30,9 +35,11 @@ struct AdaptiveRate: Sendable, Hashable {
     private var lastCut: UInt64?
     private var lastRaise: UInt64
 
-    init(ceiling: Double?, now: UInt64) {
-        self.ceiling = ceiling
-        self.rate = ceiling.map { Swift.max(Self.minimumRate, $0) } ?? Self.initialRate
+    /// A host's rate: at its rule where it has one, else at ``initialRate``.
+    init(ceiling rule: Double?, now: UInt64) {
+        let bounded = Swift.min(rule ?? Self.maximumRate, Self.maximumRate)
+        self.ceiling = bounded >= Self.minimumRate ? bounded : Self.minimumRate
+        self.rate = rule == nil ? Swift.min(self.ceiling, Self.initialRate) : self.ceiling
         self.lastRaise = now
     }
 
@@ -66,7 +73,7 @@ struct AdaptiveRate: Sendable, Hashable {
             self.slowStart
             ? self.rate * 2
             : self.rate < plateau ? Swift.min(plateau, self.rate + self.increase) : self.rate * 1.01
-        let next = Swift.min(self.ceiling ?? .infinity, raised)
+        let next = Swift.min(self.ceiling, raised)
         guard next != self.rate else {
             return false
         }

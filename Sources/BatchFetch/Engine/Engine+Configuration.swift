@@ -16,8 +16,15 @@ extension Engine {
         public var maxTotalConnections: Int = 0
         /// How long to wait for a connection to be established.
         public var connectTimeout: Duration = .seconds(10)
-        /// How long one attempt may take in total, connect included.
-        public var timeout: Duration = .seconds(30)
+        /// An attempt that receives nothing for this long fails with ``FetchError/Kind/timeout``,
+        /// waiting for the response included, while a slow download goes on as long as bytes come
+        /// (curl's `--speed-limit 1 --speed-time`). libcurl checks the speed once a second over a
+        /// few seconds' window, so it counts in whole seconds and a stall after fast bytes is seen
+        /// a few seconds late. `nil` = no limit; ``lowSpeedLimit``, where set, replaces it.
+        public var idleTimeout: Duration? = .seconds(30)
+        /// How long one attempt may take in total, connect included (curl's `--max-time`); `nil`
+        /// (the default) = no limit, so a large body over a slow link is not cut off midway.
+        public var timeout: Duration? = nil
         /// Abort an attempt that stays below `bytesPerSecond` for `duration`; `nil` = never.
         public var lowSpeedLimit: LowSpeedLimit? = nil
         /// The largest body accepted; larger ones fail with ``FetchError/Kind/tooLarge``. Enforced
@@ -58,6 +65,11 @@ extension Engine {
         public var redirects: RedirectPolicy = .none
         /// When to retry.
         public var retry: RetryPolicy = RetryPolicy()
+        /// Whether a host whose connects keep failing is found down (after one probe confirms it)
+        /// and its remaining requests fail at once with ``FetchError/Kind/hostUnreachable``,
+        /// unsent. Off, every request is sent and fails on its own: what a load test of one's own
+        /// server wants.
+        public var skipsDownHosts: Bool = true
         /// An optional rate limit on request starts (retries included).
         public var rateLimit: RateLimit? = nil
         /// Per-host rates and in-flight caps (``HostLimits``); `nil` = none.

@@ -166,7 +166,9 @@ public final class Engine: Sendable {
         if configuration.maxBodyBytes < 0 {
             return "maxBodyBytes must not be negative"
         }
-        if configuration.timeout <= .zero || configuration.connectTimeout <= .zero {
+        if configuration.timeout.map({ $0 <= .zero }) == true || configuration.idleTimeout.map({ $0 <= .zero }) == true
+            || configuration.connectTimeout <= .zero
+        {
             return "timeouts must be positive"
         }
         if let rate = configuration.rateLimit, !(rate.requestsPerSecond > 0) || !rate.requestsPerSecond.isFinite {

@@ -27,9 +27,12 @@ extension EngineLoop.StateMachine {
         }
         var status: Int? = nil
         var errorKind: FetchError.Kind? = nil
+        var unreached = false
         switch outcome {
         case .success(let response): status = response.status
-        case .failure(let error): errorKind = error.kind
+        case .failure(let error):
+            errorKind = error.kind
+            unreached = self.skipsDownHosts && HostHealth.counts(error)
         }
         let (decision, gaveUp) = self.retry.decision(
             attempt: transfer.attempts,
@@ -58,8 +61,14 @@ extension EngineLoop.StateMachine {
                 self.hostPauses = self.hostPauses.filter { $0.value > now }
             }
         }
-        if self.hostBudgets != nil {
-            let key = transfer.hostKey
+        let key = transfer.hostKey
+        if unreached {
+            self.health.failed(key, probe: transfer.isProbe, now: now)
+        } else if !self.health.isEmpty, status != nil || errorKind == .transport {
+            self.health.answered(key)
+        }
+        transfer.isProbe = false
+        if self.reportsHosts {
             if let status {
                 self.hostBudgets?.hosts[key]?.counts.statuses[status, default: 0] += 1
             }
@@ -74,7 +83,10 @@ extension EngineLoop.StateMachine {
         }
         switch decision {
         case .retry(let delay):
-            self.schedule(transfer, at: now &+ UInt64(max(0, delay.nanoseconds)))
+            // A retry for a host that is suspect or down goes straight back to admission, which
+            // holds it for the host's probe or fails it, rather than waiting out its backoff.
+            let wait = self.health.isSuspectOrDown(key) ? 0 : UInt64(max(0, delay.nanoseconds))
+            self.schedule(transfer, at: now &+ wait)
         case .done:
             self.finish(transfer, outcome, now: now, gaveUp: gaveUp)
         }
@@ -182,6 +194,7 @@ extension EngineLoop.StateMachine {
         }
         for transfer in due.reversed() {
             self.pending.prepend(transfer)
+            self.hostBudgets?.enqueued(transfer.hostKey, now: now)
         }
     }
 

@@ -19,6 +19,7 @@ extension EngineLoop.StateMachine {
                 (transfer, key, queued) = (next, host, true)
             } else if let next = self.pending.popFirst() {
                 (transfer, key, queued) = (next, next.hostKey, false)
+                self.hostBudgets?.dequeued(key)
             } else {
                 return .none
             }
@@ -37,12 +38,29 @@ extension EngineLoop.StateMachine {
                     self.hostBudgets?.putBack(transfer, key)
                 } else {
                     self.pending.prepend(transfer)
+                    self.hostBudgets?.enqueued(key, now: now)
                 }
                 return .rateLimited(nanoseconds: wait)
             }
             if let block = self.hostBudgets?.block(key, queued: queued, now: now) {
                 self.hostBudgets?.park(transfer, key, queued: queued, block: block, now: now)
                 continue
+            }
+            // Last, so that a host's probe, once chosen, starts.
+            if !self.health.isEmpty {
+                switch self.health.admit(key, now: now) {
+                case .go(let probe):
+                    transfer.isProbe = probe
+                case .hold(let until):
+                    self.schedule(transfer, at: until)
+                    continue
+                case .fail(let error):
+                    if self.logsAttempts {
+                        Self.log(.failure(error), of: transfer, retryAfter: nil, time: nil)
+                    }
+                    self.finish(transfer, .failure(error), now: now)
+                    continue
+                }
             }
             _ = self.bucket?.take(now: now)
             self.hostBudgets?.started(key, now: now)
@@ -51,9 +69,13 @@ extension EngineLoop.StateMachine {
         return .none
     }
 
-    /// Each host's counts so far (``HostCounts``), by host as its URLs name it.
+    /// Each host's counts so far (``HostCounts``), by host as its URLs name it; none unless the
+    /// configuration set host limits.
     var hostCounts: [String: HostCounts] {
         var counts: [String: HostCounts] = [:]
+        guard self.reportsHosts else {
+            return counts
+        }
         for (key, host) in self.hostBudgets?.hosts ?? [:] {
             counts[String(key)] = host.counts
         }

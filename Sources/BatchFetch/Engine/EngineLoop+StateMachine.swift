@@ -66,8 +66,14 @@ extension EngineLoop {
         var byRequest = TransferTable()
         var replay: ReplayCache
         var bucket: TokenBucket?
-        /// Per-host rates and in-flight caps with their queues, when the configuration sets any.
+        /// Each host's share of the slots, with its queue, and the rates and in-flight caps the
+        /// configuration sets. Always there; optional only so that its users read as before.
         var hostBudgets: HostBudgets?
+        /// Whether the configuration set host limits, so that runs report each host's counts.
+        let reportsHosts: Bool
+        /// Hosts that failed to connect lately, and which of them are down.
+        var health = HostHealth()
+        let skipsDownHosts: Bool
         /// The latest clock value an event brought, for the host budgets of transfers stopped
         /// by a cancellation (which comes without one).
         var lastNow: UInt64
@@ -89,9 +95,10 @@ extension EngineLoop {
             if let limit = configuration.rateLimit {
                 self.bucket = TokenBucket(rate: limit.requestsPerSecond, burst: Double(limit.burst), now: now)
             }
-            if let limits = configuration.hostLimits {
-                self.hostBudgets = HostBudgets(limits: limits)
-            }
+            self.hostBudgets = HostBudgets(
+                limits: configuration.hostLimits ?? Engine.HostLimits(), slots: configuration.maxInFlight)
+            self.reportsHosts = configuration.hostLimits != nil
+            self.skipsDownHosts = configuration.skipsDownHosts
         }
 
         /// Results waiting to be handed over.
@@ -179,6 +186,7 @@ extension EngineLoop {
                 transfer.isIndexed = true
             }
             self.pending.append(transfer)
+            self.hostBudgets?.enqueued(transfer.hostKey, now: self.lastNow)
         }
 
         /// Drops `sink`'s waiters everywhere, and every transfer left with none.
@@ -207,6 +215,7 @@ extension EngineLoop {
                 if drop(transfer) {
                     self.forget(transfer)
                     self.removeRunning(transfer)
+                    self.endProbe(of: transfer)
                     stop(transfer)
                 }
                 slot -= 1
@@ -229,30 +238,7 @@ extension EngineLoop {
         /// The next transfer to start, if there is room, a queued transfer whose host is not paused,
         /// and a rate-limit token. The loop calls it until it returns something other than `.start`.
         mutating func nextAdmission(now: UInt64) -> Admission {
-            if self.hostBudgets != nil {
-                return self.nextAdmissionByHost(now: now)
-            }
-            while self.running.count < self.maxInFlight, let transfer = self.pending.first {
-                if transfer.waiters.isEmpty {
-                    self.pending.removeFirst()
-                    continue
-                }
-                if !self.hostPauses.isEmpty, let until = self.hostPauses[transfer.hostKey] {
-                    self.pending.removeFirst()
-                    if until > now {
-                        self.schedule(transfer, at: until)
-                        continue
-                    }
-                    self.hostPauses[transfer.hostKey] = nil
-                    self.pending.prepend(transfer)
-                }
-                if self.bucket != nil, let wait = self.bucket?.take(now: now) {
-                    return .rateLimited(nanoseconds: wait)
-                }
-                self.pending.removeFirst()
-                return self.begin(transfer, now: now)
-            }
-            return .none
+            self.nextAdmissionByHost(now: now)
         }
 
         /// Starts `transfer`'s next attempt: counted, its first start noted, and running.
@@ -271,10 +257,20 @@ extension EngineLoop {
         mutating func startFailed(_ transfer: Transfer, _ error: FetchError, now: UInt64) {
             self.lastNow = max(self.lastNow, now)
             self.removeRunning(transfer)
+            self.endProbe(of: transfer)
             if self.logsAttempts {
                 Self.log(.failure(error), of: transfer, retryAfter: nil, time: nil)
             }
             self.finish(transfer, .failure(error), now: now)
+        }
+
+        /// A transfer left without an outcome that says anything of its host: if it was the host's
+        /// probe, another request may probe.
+        mutating func endProbe(of transfer: Transfer) {
+            if transfer.isProbe {
+                transfer.isProbe = false
+                self.health.probeEnded(transfer.hostKey)
+            }
         }
 
         mutating func removeRunning(_ transfer: Transfer) {

@@ -1,17 +1,24 @@
 import DequeModule
 import HeapModule
 
-/// The state machine's per-host budgets (``Engine/HostLimits``): each host's token bucket, its
+/// The state machine's per-host budgets: each host's token bucket (``Engine/HostLimits``), its
 /// requests in flight, and its own queue of transfers waiting for either, so that one host's
 /// waiting work does not hold up other hosts' (as Scrapy's downloader slots do).
 ///
+/// The slots are shared max-min fairly: while another host has work waiting, no host holds more
+/// than its share of them (the slots divided by the hosts with work in flight or waiting), so a
+/// slow or dead host cannot take every slot; a host alone, or the only one with work left, gets
+/// them all.
+///
 /// A host whose queue may go on is in ``ready``, served before the batch's queue; one waiting
-/// for a token has a wake-up in ``wakes``; one at its in-flight cap is made ready again when one
-/// of its transfers ends. Threading: part of the state machine, on the engine thread.
+/// for a token has a wake-up in ``wakes``; one at its in-flight cap or share is made ready again
+/// when one of its transfers ends. Threading: part of the state machine, on the engine thread.
 struct HostBudgets {
     struct Host {
         var bucket: TokenBucket?
         var running = 0
+        /// Transfers of this host in the batch's queue, which admission has not reached yet.
+        var waiting = 0
         /// Transfers that came up while the host had no budget, in the order they came.
         var parked = Deque<Transfer>()
         /// In ``HostBudgets/ready``.
@@ -21,11 +28,20 @@ struct HostBudgets {
         var counts = HostCounts()
         /// The rate ``Engine/HostLimits/adaptive`` steers; `nil` without it.
         var adaptive: AdaptiveRate?
+        /// Work of this host waited for a token since its adaptive rate last rose: the rate, not
+        /// the slots or a slow server, is what holds it back, so raising the rate can help.
+        var waitedForToken = false
         /// The current one-second window of starts, for ``HostCounts/peakPerSecond``.
         var windowStart: UInt64 = 0
         var windowStarts = 0
 
-        var isIdle: Bool { self.running == 0 && self.parked.isEmpty && !self.isReady && self.wakeDue == 0 }
+        var isIdle: Bool {
+            self.running == 0 && self.waiting == 0 && self.parked.isEmpty && !self.isReady && self.wakeDue == 0
+        }
+        /// Work in flight or waiting: the host counts in the fair share.
+        var isActive: Bool { self.running > 0 || self.waiting > 0 || !self.parked.isEmpty }
+        /// Work waiting for a slot.
+        var hasWork: Bool { self.waiting > 0 || !self.parked.isEmpty }
     }
 
     struct Wake: Comparable {
@@ -45,14 +61,21 @@ struct HostBudgets {
     }
 
     let limits: Engine.HostLimits
+    /// The engine's slots (transfers in flight at once), which the hosts share.
+    let slots: Int
     var hosts: [Substring: Host] = [:]
+    /// Hosts with work in flight or waiting (``Host/isActive``), and those with work waiting
+    /// (``Host/hasWork``): kept as hosts change, so the fair share costs no walk over the hosts.
+    var activeHosts = 0
+    var hostsWithWork = 0
     var ready = Deque<Substring>()
     var wakes = Heap<Wake>()
     /// Transfers in the hosts' queues.
     private(set) var parkedCount = 0
 
-    init(limits: Engine.HostLimits) {
+    init(limits: Engine.HostLimits, slots: Int = 1 << 30) {
         self.limits = limits
+        self.slots = max(1, slots)
     }
 
     /// Whether a transfer for `key` may start now; `queued` says it comes from the host's own queue.
@@ -69,10 +92,23 @@ struct HostBudgets {
         if let cap = self.limits.maxInFlight, host.running >= cap {
             return .busy
         }
+        if self.isOverShare(host) {
+            return .busy
+        }
         if let wait = self.hosts[key]?.bucket?.wait(now: now) {
+            self.hosts[key]?.waitedForToken = true
             return .token(wait)
         }
         return nil
+    }
+
+    /// Whether `host` holds its share of the slots while another host has work waiting.
+    private func isOverShare(_ host: Host) -> Bool {
+        guard self.hostsWithWork > (host.hasWork ? 1 : 0) else {
+            return false
+        }
+        let sharing = max(1, self.activeHosts + (host.isActive ? 0 : 1))
+        return host.running >= (self.slots + sharing - 1) / sharing
     }
 
     /// The transfer that ``block(_:queued:now:)`` let through starts: its host's token is taken.
@@ -80,6 +116,7 @@ struct HostBudgets {
         guard var host = self.hosts[key] else {
             return
         }
+        let before = host
         host.running += 1
         host.counts.requests += 1
         if now &- host.windowStart >= 1_000_000_000 {
@@ -89,21 +126,26 @@ struct HostBudgets {
         host.windowStarts += 1
         host.counts.peakPerSecond = max(host.counts.peakPerSecond, host.windowStarts)
         _ = host.bucket?.take(now: now)
+        self.account(before, host)
         self.hosts[key] = host
     }
 
     /// A transfer of `key` left the in-flight set: its host may take the next of its queue.
     mutating func stopped(_ key: Substring, now: UInt64) {
-        guard self.hosts[key] != nil else {
+        guard let before = self.hosts[key] else {
             return
         }
         self.hosts[key]?.running -= 1
+        self.account(before, key)
         self.wake(key, now: now)
     }
 
     /// Puts `transfer` in its host's queue: at the back when it came from the batch's queue, back
     /// at the front when it came from the host's own; and arranges for the queue to go on.
     mutating func park(_ transfer: Transfer, _ key: Substring, queued: Bool, block: Block, now: UInt64) {
+        guard let before = self.hosts[key] else {
+            return
+        }
         if queued {
             self.hosts[key]?.parked.prepend(transfer)
             // It was the ready host at the front of `ready`.
@@ -113,6 +155,8 @@ struct HostBudgets {
             self.hosts[key]?.parked.append(transfer)
         }
         self.parkedCount += 1
+        // Before the wake-up, which judges the host's share by these counts as `block` did.
+        self.account(before, key)
         if case .token(let wait) = block {
             self.schedule(key, at: now &+ wait)
         } else {
@@ -122,15 +166,20 @@ struct HostBudgets {
 
     /// Puts back a transfer ``nextReady()`` gave that did not start after all (the batch's rate).
     mutating func putBack(_ transfer: Transfer, _ key: Substring) {
+        guard let before = self.hosts[key] else {
+            return
+        }
         self.hosts[key]?.parked.prepend(transfer)
         self.parkedCount += 1
+        self.account(before, key)
     }
 
     /// The next transfer of the first ready host, taken out of its queue; `nil` when no host is ready.
     mutating func nextReady() -> (Transfer, Substring)? {
         while let key = self.ready.first {
-            if let transfer = self.hosts[key]?.parked.popFirst() {
+            if let before = self.hosts[key], let transfer = self.hosts[key]?.parked.popFirst() {
                 self.parkedCount -= 1
+                self.account(before, key)
                 return (transfer, key)
             }
             self.ready.removeFirst()
@@ -147,7 +196,11 @@ struct HostBudgets {
         if let cap = self.limits.maxInFlight, host.running >= cap {
             return
         }
+        if self.isOverShare(host) {
+            return
+        }
         if let wait = self.hosts[key]?.bucket?.wait(now: now) {
+            self.hosts[key]?.waitedForToken = true
             self.schedule(key, at: now &+ wait)
             return
         }
@@ -180,18 +233,23 @@ struct HostBudgets {
     mutating func removeAllParked() -> [Transfer] {
         var all: [Transfer] = []
         for key in self.hosts.keys {
-            all += self.hosts[key]?.parked ?? []
+            guard let before = self.hosts[key] else {
+                continue
+            }
+            all += before.parked
             self.hosts[key]?.parked.removeAll()
+            self.account(before, key)
         }
         self.parkedCount = 0
         self.ready.removeAll()
         return all
     }
 
-    private mutating func add(_ key: Substring, now: UInt64) {
+    mutating func add(_ key: Substring, now: UInt64) {
         // Forget idle hosts now and then, so that a list of a million hosts holds no million
         // entries; a host that comes back starts with a full bucket.
         if self.hosts.count >= 4096 {
+            // Idle hosts are neither active nor hold work: the counts stay as they are.
             self.hosts = self.hosts.filter { !$0.value.isIdle }
         }
         var host = Host()
@@ -214,8 +272,10 @@ struct HostBudgets {
     /// start within one second: at a quarter second's burst, W8 with --host-rate at the limits drew
     /// 429s on every host. So it holds 1/20 s (at least one start), fills at the rule less B - 1,
     /// and 2% under that for a late first arrival or a late wake-up: no second sees more than the rule.
+    /// Rules above ``AdaptiveRate/maximumRate`` count as that, so no burst conversion can trap.
     private func bucketShape(forRate rule: Double) -> (rate: Double, burst: Double) {
-        let burst: Int = self.limits.burst ?? max(1, Int(rule / 20))
+        let rule = Swift.max(AdaptiveRate.minimumRate, Swift.min(rule, AdaptiveRate.maximumRate))
+        let burst: Int = Swift.max(1, self.limits.burst ?? Int(rule / 20))
         let below: Double = rule - Double(burst - 1)
         return (0.98 * Swift.max(rule / 2, below), Double(burst))
     }
@@ -230,13 +290,16 @@ struct HostBudgets {
     }
 
     /// `key`'s host answered well: with ``Engine/HostLimits/adaptive``, its rate rises while it
-    /// has work waiting for the rate.
+    /// has work waiting and that work waited for the rate. Work that waits only for a slot (a
+    /// host slower than the slots can keep busy) raises nothing: the rate then stays near what
+    /// the slots can start instead of doubling without end.
     mutating func answered(_ key: Substring, now: UInt64) {
-        guard var adaptive = self.hosts[key]?.adaptive, self.hosts[key]?.parked.isEmpty == false,
-            adaptive.answered(now: now)
+        guard let host = self.hosts[key], var adaptive = host.adaptive, !host.parked.isEmpty,
+            host.waitedForToken, adaptive.answered(now: now)
         else {
             return
         }
+        self.hosts[key]?.waitedForToken = false
         self.adapt(key, to: adaptive, now: now)
     }
 

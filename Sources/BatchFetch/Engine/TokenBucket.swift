@@ -45,8 +45,13 @@ struct TokenBucket: Sendable {
         if self.tokens >= 1 {
             return nil
         }
-        return UInt64(((1 - self.tokens) / self.rate * 1e9).rounded(.up))
+        // Checked: a rate near zero would make the wait larger than UInt64 holds. An hour at most;
+        // the loop asks again when it wakes.
+        let wait = ((1 - self.tokens) / self.rate * 1e9).rounded(.up)
+        return wait.isFinite && wait < Self.longestWait ? UInt64(Swift.max(1, wait)) : UInt64(Self.longestWait)
     }
+
+    private static let longestWait = 3_600e9
 }
 
 extension Engine.RateLimit {

@@ -45,15 +45,34 @@ final class Transfer {
         self.submittedAt = submittedAt
     }
 
+    /// Whether this attempt is its host's probe (``HostHealth``): its outcome says whether a
+    /// suspect host is down.
+    var isProbe = false
+
     /// The URL's authority as written (port included), the key for per-host pauses after
-    /// `Retry-After` and for host budgets; not lower-cased, so two spellings are two hosts.
-    var hostKey: Substring {
-        let url = self.request.url
-        guard let schemeEnd = url.range(of: "://") else {
-            return url[...]
+    /// `Retry-After`, host budgets and host health; not lower-cased, so two spellings are two hosts.
+    /// Found once: every admission and completion asks for it.
+    private(set) lazy var hostKey: Substring = Self.authority(of: self.request.url)
+
+    static func authority(of url: String) -> Substring {
+        let bytes = url.utf8
+        var index = bytes.startIndex
+        // After the first "://", up to the path, query or fragment; the whole URL without one.
+        while index != bytes.endIndex {
+            if bytes[index] == UInt8(ascii: ":") {
+                let rest = bytes[bytes.index(after: index)...]
+                if rest.starts(with: "//".utf8) {
+                    let start = bytes.index(index, offsetBy: 3)
+                    let end =
+                        bytes[start...].firstIndex(where: {
+                            $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+                        }) ?? bytes.endIndex
+                    return url[start..<end]
+                }
+            }
+            index = bytes.index(after: index)
         }
-        let rest = url[schemeEnd.upperBound...]
-        return rest.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
+        return url[...]
     }
 }
 

@@ -185,6 +185,8 @@ struct BenchRunCommand: AsyncParsableCommand {
         self.transport.apply(to: &configuration, compressedByDefault: false)
         // A load test reports sizes, never bodies: count them as they arrive instead of keeping them.
         configuration.keepsBodies = false
+        // It measures the server it is pointed at: every request goes, also to a server that refuses.
+        configuration.skipsDownHosts = false
         self.transport.warnAboutWeakenedTransport()
         return configuration
     }

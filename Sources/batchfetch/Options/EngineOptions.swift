@@ -52,8 +52,20 @@ struct EngineOptions: ParsableArguments {
         help: "Retries per request for transient failures (connect errors, timeouts, 408/425/429/5xx).")
     var retries: Int = 3
 
-    @Option(parsing: .unconditional, help: "Per-attempt timeout in seconds.")
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds an attempt may receive nothing (waiting for the answer, or mid-body) before it fails; "
+                + "a slow download goes on while bytes come (curl's --speed-limit 1 --speed-time; whole seconds).",
+            valueName: "SECONDS"))
     var timeout: Double = 30
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Seconds one attempt may take in all, connect included (curl's --max-time; default: no limit).",
+            valueName: "SECONDS"))
+    var maxTime: Double?
 
     @Option(parsing: .unconditional, help: "Connect timeout in seconds.")
     var connectTimeout: Double = 10
@@ -85,8 +97,10 @@ struct EngineOptions: ParsableArguments {
         guard self.retries >= 0 && self.retries <= 100 else {
             throw ValidationError("--retries \(self.retries) is out of range: give 0 to 100")
         }
-        for (flag, seconds) in [("--timeout", self.timeout), ("--connect-timeout", self.connectTimeout)]
-        where !(seconds > 0 && seconds.isFinite) {
+        let timeouts = [
+            ("--timeout", self.timeout), ("--connect-timeout", self.connectTimeout), ("--max-time", self.maxTime ?? 1),
+        ]
+        for (flag, seconds) in timeouts where !(seconds > 0 && seconds.isFinite) {
             throw ValidationError("\(flag) \(seconds.formatted) is out of range: give a positive number of seconds")
         }
     }
@@ -115,13 +129,20 @@ struct EngineOptions: ParsableArguments {
             configuration.hostLimits = limits
         }
         configuration.retry.maxRetries = self.retries
-        configuration.timeout = .milliseconds(Int64(self.timeout * 1000))
-        configuration.connectTimeout = .milliseconds(Int64(self.connectTimeout * 1000))
+        configuration.idleTimeout = Self.duration(self.timeout)
+        configuration.timeout = self.maxTime.map(Self.duration)
+        configuration.connectTimeout = Self.duration(self.connectTimeout)
         return configuration
     }
 }
 
 extension EngineOptions {
+    /// Seconds as a duration, a year at most: `validate()` lets any positive finite number through,
+    /// and a larger one would not fit the conversion.
+    static func duration(_ seconds: Double) -> Duration {
+        .milliseconds(Int64(min(seconds, 365 * 86_400) * 1000))
+    }
+
     /// The per-host lines of the summary on standard error: one per host, busiest first.
     static func summary(_ hosts: [String: HostCounts]) -> String {
         var text = ""
