@@ -50,6 +50,24 @@ struct EngineHostShareTests {
         #expect(Self.count(harness.admit().started, Self.dead) == 10)
     }
 
+    /// A retry whose backoff ended goes before its host's requests not yet sent, also when the
+    /// host is at its share and the retry waits in the host's queue.
+    @Test func aRetryKeepsItsPlaceBeforeFreshWork() {
+        var harness = EngineStateMachineHarness { $0.maxInFlight = 2 }
+        let sink = ResultSink()
+        harness.receive((0..<5).map { "\(Self.live)\($0)" } + (0..<5).map { "\(Self.dead)\($0)" }, to: sink)
+        let started = harness.admit().started
+        #expect(started.map(\.request.url) == ["\(Self.live)0", "\(Self.dead)0"])
+        harness.respond(started[0], status: 500)
+        let next = harness.admit().started
+        #expect(next.map(\.request.url) == ["\(Self.live)1"])
+        harness.advance(by: .seconds(1))
+        // live.test holds its share (1 of 2 slots): its retry waits in its queue, first.
+        #expect(harness.admit().started.isEmpty)
+        harness.respond(next[0])
+        #expect(harness.admitURLs() == ["\(Self.live)0"])
+    }
+
     /// Every attempt at dead.test fails after the 10 s connect timeout: after the first wave and
     /// one probe, its remaining requests fail at once as hostUnreachable, unsent, and the run ends
     /// in seconds rather than after every request's four attempts.

@@ -193,8 +193,11 @@ extension EngineLoop.StateMachine {
             }
         }
         for transfer in due.reversed() {
-            self.pending.prepend(transfer)
-            self.hostBudgets?.enqueued(transfer.hostKey, now: now)
+            let key = transfer.hostKey
+            if self.hostBudgets?.requeueFirst(transfer, key, now: now) != true {
+                self.pending.prepend(transfer)
+                self.hostBudgets?.enqueued(key, now: now)
+            }
         }
     }
 

@@ -22,6 +22,20 @@ extension HostBudgets {
         self.account(before, key)
     }
 
+    /// Puts a transfer whose retry (or pause) is due at the front of its host's queue, when the
+    /// host has one: it goes before the requests the host holds back, which were never sent.
+    /// - Returns: whether it did; otherwise the transfer goes to the front of the batch's queue.
+    mutating func requeueFirst(_ transfer: Transfer, _ key: Substring, now: UInt64) -> Bool {
+        guard let before = self.hosts[key], !before.parked.isEmpty else {
+            return false
+        }
+        self.hosts[key]?.parked.prepend(transfer)
+        self.parkedCount += 1
+        self.account(before, key)
+        self.wake(key, now: now)
+        return true
+    }
+
     /// Keeps ``activeHosts`` and ``hostsWithWork`` in step with a host that changed from `before`.
     mutating func account(_ before: Host, _ key: Substring) {
         guard let after = self.hosts[key] else {

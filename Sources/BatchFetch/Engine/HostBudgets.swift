@@ -71,7 +71,7 @@ struct HostBudgets {
     var ready = Deque<Substring>()
     var wakes = Heap<Wake>()
     /// Transfers in the hosts' queues.
-    private(set) var parkedCount = 0
+    var parkedCount = 0
 
     init(limits: Engine.HostLimits, slots: Int = 1 << 30) {
         self.limits = limits
@@ -141,7 +141,8 @@ struct HostBudgets {
     }
 
     /// Puts `transfer` in its host's queue: at the back when it came from the batch's queue, back
-    /// at the front when it came from the host's own; and arranges for the queue to go on.
+    /// at the front when it came from the host's own or is a retry; and arranges for the queue to
+    /// go on.
     mutating func park(_ transfer: Transfer, _ key: Substring, queued: Bool, block: Block, now: UInt64) {
         guard let before = self.hosts[key] else {
             return
@@ -151,6 +152,9 @@ struct HostBudgets {
             // It was the ready host at the front of `ready`.
             self.ready.removeFirst()
             self.hosts[key]?.isReady = false
+        } else if transfer.attempts > 0 {
+            // A retry keeps its place: before the host's requests not yet sent.
+            self.hosts[key]?.parked.prepend(transfer)
         } else {
             self.hosts[key]?.parked.append(transfer)
         }
@@ -189,7 +193,7 @@ struct HostBudgets {
     }
 
     /// Makes `key`'s queue ready when it has work and budget for it, or schedules its wake-up.
-    private mutating func wake(_ key: Substring, now: UInt64) {
+    mutating func wake(_ key: Substring, now: UInt64) {
         guard let host = self.hosts[key], !host.parked.isEmpty, !host.isReady, host.wakeDue == 0 else {
             return
         }
