@@ -217,9 +217,7 @@ final class CurlEasy {
         if self.configuration.httpVersion == .http2PriorKnowledge && !CurlGlobal.reusesCleartextHTTP2 {
             self.setOneShotConnection(Self.isCleartext(request.url))
         }
-        if transfer.isProbe || self.usesProbeConnectTimeout {
-            self.setProbeConnectTimeout(transfer.isProbe)
-        }
+        self.setProbeConnectTimeout(transfer.isProbe)
         self.transfer = transfer
         return nil
     }
@@ -364,19 +362,14 @@ final class CurlEasy {
         Swift.max(1, Int(clamping: (duration.nanoseconds + 999_999_999) / 1_000_000_000))
     }
 
-    /// The connect timeout of a host's probe (``HostHealth``): the host has failed several times
-    /// already, and while the probe runs its other requests wait, so it is not given the whole
-    /// connect timeout. A SYN lost once is resent after 1 s and still makes it.
-    static let probeConnectTimeout = Duration.seconds(3)
-
-    /// Gives a probe its shorter connect timeout, and the next transfer the usual one again.
+    /// Gives a host's probe (``HostHealth``) its shorter connect timeout, and the next transfer the
+    /// usual one again.
     private func setProbeConnectTimeout(_ probe: Bool) {
         guard probe != self.usesProbeConnectTimeout else {
             return
         }
-        let timeout =
-            probe
-            ? Swift.min(self.configuration.connectTimeout, Self.probeConnectTimeout) : self.configuration.connectTimeout
+        let usual = self.configuration.connectTimeout
+        let timeout = probe ? Swift.min(usual, HostHealth.probeConnectTimeout) : usual
         _ = ccurl_easy_setopt_long(self.handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(timeout))
         self.usesProbeConnectTimeout = probe
     }

@@ -37,6 +37,10 @@ struct HostHealth {
     /// How long after becoming suspect the probe goes: a host that refused for a moment (a restart)
     /// gets a moment to come back.
     static let probeDelay: UInt64 = 1_000_000_000
+    /// The most a probe waits for its connection: the host has failed several times already and its
+    /// other requests wait meanwhile, so it does not get the whole connect timeout. A SYN lost once
+    /// is resent after 1 s and still makes it.
+    static let probeConnectTimeout = Duration.seconds(3)
     /// How often a held request looks again while the probe is under way.
     static let holdSlice: UInt64 = 500_000_000
     /// How often a down host is probed again by one of its requests.
