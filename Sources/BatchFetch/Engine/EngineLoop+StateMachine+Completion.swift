@@ -29,7 +29,11 @@ extension EngineLoop.StateMachine {
         var errorKind: FetchError.Kind? = nil
         var unreached = false
         switch outcome {
-        case .success(let response): status = response.status
+        case .success(let response):
+            status = response.status
+            if response.httpVersion == .http2 || response.httpVersion == .http3 {
+                self.hostBudgets?.multiplexed(transfer.hostKey, now: now)
+            }
         case .failure(let error):
             errorKind = error.kind
             unreached = self.skipsDownHosts && HostHealth.counts(error)
@@ -212,7 +216,7 @@ extension EngineLoop.StateMachine {
     ///
     /// - Parameter rateWait: what the last ``nextAdmission(now:)`` said about the rate limit.
     mutating func passEnded(now: UInt64, rateWait: UInt64?, deliver: (ResultSink, [FetchResult]) -> Void) -> Next {
-        if self.running.count < self.maxInFlight, !self.pending.isEmpty || self.hasReadyHost, rateWait == nil {
+        if self.running.count < self.slotLimit, !self.pending.isEmpty || self.hasReadyHost, rateWait == nil {
             if self.outbox.count >= Self.deliveryBatch {
                 self.deliver(to: deliver)
             }

@@ -1,6 +1,9 @@
 extension EngineLoop.StateMachine {
     // MARK: - admission with per-host budgets
 
+    /// Transfers in flight at most now: the slots, and the streams of hosts that multiplex.
+    var slotLimit: Int { self.maxInFlight + (self.hostBudgets?.extraSlots ?? 0) }
+
     /// Whether a host's queue may go on now.
     var hasReadyHost: Bool { !(self.hostBudgets?.ready.isEmpty ?? true) }
 
@@ -11,7 +14,8 @@ extension EngineLoop.StateMachine {
     /// list sorted by host keeps every host it has read busy, not only the first.
     mutating func nextAdmissionByHost(now: UInt64) -> Admission {
         self.lastNow = max(self.lastNow, now)
-        while self.running.count < self.maxInFlight {
+        self.hostBudgets?.wakeShareWaiters(now: now)
+        while self.running.count < self.slotLimit {
             let transfer: Transfer
             let key: Substring
             let queued: Bool

@@ -96,7 +96,8 @@ extension EngineLoop {
                 self.bucket = TokenBucket(rate: limit.requestsPerSecond, burst: Double(limit.burst), now: now)
             }
             self.hostBudgets = HostBudgets(
-                limits: configuration.hostLimits ?? Engine.HostLimits(), slots: configuration.maxInFlight)
+                limits: configuration.hostLimits ?? Engine.HostLimits(), slots: configuration.maxInFlight,
+                streamsPerHost: configuration.httpVersion != .http1_1)
             self.reportsHosts = configuration.hostLimits != nil
             self.skipsDownHosts = configuration.skipsDownHosts
         }

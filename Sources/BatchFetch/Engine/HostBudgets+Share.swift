@@ -45,11 +45,80 @@ extension HostBudgets {
     }
 
     mutating func account(_ before: Host, _ after: Host) {
-        if before.isActive != after.isActive {
-            self.activeHosts += after.isActive ? 1 : -1
+        let wasSharing = before.isActive && !before.multiplexes
+        let isSharing = after.isActive && !after.multiplexes
+        if wasSharing != isSharing {
+            self.activeHosts += isSharing ? 1 : -1
         }
-        if before.hasWork != after.hasWork {
-            self.hostsWithWork += after.hasWork ? 1 : -1
+        let hadWork = before.hasWork && !before.multiplexes
+        let hasWork = after.hasWork && !after.multiplexes
+        if hadWork != hasWork {
+            self.hostsWithWork += hasWork ? 1 : -1
+        }
+        let wasMultiplexing = before.isActive && before.multiplexes
+        let isMultiplexing = after.isActive && after.multiplexes
+        if wasMultiplexing != isMultiplexing {
+            self.activeMultiplexing += isMultiplexing ? 1 : -1
+        }
+    }
+
+    // MARK: - streams of their own, and shares that grow
+
+    /// Slots beyond the engine's own: ``slots`` for each active host that multiplexes, with at most
+    /// ``maxStreamsInFlight`` transfers in flight in all (or ``slots``, when more).
+    var extraSlots: Int {
+        guard self.activeMultiplexing > 0 else {
+            return 0
+        }
+        let room = max(0, Self.maxStreamsInFlight - self.slots)
+        let wanted = self.slots.multipliedReportingOverflow(by: self.activeMultiplexing)
+        return wanted.overflow ? room : min(wanted.partialValue, room)
+    }
+
+    /// The most transfers in flight that hosts' own streams may bring the engine to.
+    static var maxStreamsInFlight: Int { 1024 }
+
+    /// `key`'s host answered over a protocol that multiplexes (HTTP/2, HTTP/3): with
+    /// ``streamsPerHost``, it leaves the shared slots and gets ``slots`` streams of its own, as one
+    /// host alone would have, instead of a share of connections' worth.
+    mutating func multiplexed(_ key: Substring, now: UInt64) {
+        guard self.streamsPerHost, let before = self.hosts[key], !before.multiplexes else {
+            return
+        }
+        self.hosts[key]?.multiplexes = true
+        self.sharingRunning -= before.running
+        self.account(before, key)
+        self.wake(key, now: now)
+    }
+
+    /// Notes that `key`'s host waits at its share (or for the shared slots, all taken while hosts
+    /// with streams of their own hold more).
+    mutating func awaitShare(_ key: Substring, _ host: Host) {
+        self.waitersShare = min(self.waitersShare, self.share(host))
+        if !host.awaitsShare {
+            self.hosts[key]?.awaitsShare = true
+            self.shareWaiters.append(key)
+        }
+    }
+
+    /// Wakes the hosts held at their share when it grew since (a host ran out of work, or one
+    /// left the shared slots for streams of its own), so that they take the slots freed now
+    /// rather than when one of their own transfers ends, which for a slow host is seconds later.
+    mutating func wakeShareWaiters(now: UInt64) {
+        guard !self.shareWaiters.isEmpty else {
+            return
+        }
+        let share = (self.slots + max(1, self.activeHosts) - 1) / max(1, self.activeHosts)
+        guard share > self.waitersShare || self.hostsWithWork <= 1 || self.sharedSlotFreed else {
+            return
+        }
+        self.sharedSlotFreed = false
+        let waiters = self.shareWaiters
+        self.shareWaiters.removeAll(keepingCapacity: true)
+        self.waitersShare = Int.max
+        for key in waiters {
+            self.hosts[key]?.awaitsShare = false
+            self.wake(key, now: now)
         }
     }
 }

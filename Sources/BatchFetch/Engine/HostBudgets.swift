@@ -34,6 +34,10 @@ struct HostBudgets {
         /// The current one-second window of starts, for ``HostCounts/peakPerSecond``.
         var windowStart: UInt64 = 0
         var windowStarts = 0
+        /// Answered over HTTP/2 (or 3) with streams per host on: it has its own slots, not a share.
+        var multiplexes = false
+        /// In ``HostBudgets/shareWaiters``: held at its share, woken when the share grows.
+        var awaitsShare = false
 
         var isIdle: Bool {
             self.running == 0 && self.waiting == 0 && self.parked.isEmpty && !self.isReady && self.wakeDue == 0
@@ -72,10 +76,24 @@ struct HostBudgets {
     var wakes = Heap<Wake>()
     /// Transfers in the hosts' queues.
     var parkedCount = 0
+    /// Whether a host that answers over HTTP/2 gets ``slots`` streams of its own (`--http2`).
+    let streamsPerHost: Bool
+    /// Active hosts that multiplex: each adds ``slots`` to the engine's (``extraSlots``).
+    var activeMultiplexing = 0
+    /// Transfers in flight of hosts that share the slots (all of them but multiplexing hosts').
+    var sharingRunning = 0
+    /// Hosts held at their share, and the smallest share they were held at: when the share grows
+    /// past it (a host ran out of work), they are woken rather than waiting for their own stops.
+    var shareWaiters: [Substring] = []
+    var waitersShare = Int.max
+    /// A shared slot came free while they were all taken and hosts multiplex (the engine's own cap
+    /// then lies above the shared slots, so a freed one would wake nobody else).
+    var sharedSlotFreed = false
 
-    init(limits: Engine.HostLimits, slots: Int = 1 << 30) {
+    init(limits: Engine.HostLimits, slots: Int = 1 << 30, streamsPerHost: Bool = false) {
         self.limits = limits
         self.slots = max(1, slots)
+        self.streamsPerHost = streamsPerHost
     }
 
     /// Whether a transfer for `key` may start now; `queued` says it comes from the host's own queue.
@@ -102,13 +120,25 @@ struct HostBudgets {
         return nil
     }
 
-    /// Whether `host` holds its share of the slots while another host has work waiting.
-    private func isOverShare(_ host: Host) -> Bool {
+    /// Whether `host` holds its share of the slots while another host has work waiting; a host
+    /// that multiplexes, whether its own slots are full.
+    func isOverShare(_ host: Host) -> Bool {
+        if host.multiplexes {
+            return host.running >= self.slots
+        }
+        if self.sharingRunning >= self.slots {
+            return true
+        }
         guard self.hostsWithWork > (host.hasWork ? 1 : 0) else {
             return false
         }
+        return host.running >= self.share(host)
+    }
+
+    /// The slots each host that shares them may hold, `host` counted among them.
+    func share(_ host: Host) -> Int {
         let sharing = max(1, self.activeHosts + (host.isActive ? 0 : 1))
-        return host.running >= (self.slots + sharing - 1) / sharing
+        return (self.slots + sharing - 1) / sharing
     }
 
     /// The transfer that ``block(_:queued:now:)`` let through starts: its host's token is taken.
@@ -126,6 +156,9 @@ struct HostBudgets {
         host.windowStarts += 1
         host.counts.peakPerSecond = max(host.counts.peakPerSecond, host.windowStarts)
         _ = host.bucket?.take(now: now)
+        if !host.multiplexes {
+            self.sharingRunning += 1
+        }
         self.account(before, host)
         self.hosts[key] = host
     }
@@ -136,6 +169,11 @@ struct HostBudgets {
             return
         }
         self.hosts[key]?.running -= 1
+        if !before.multiplexes {
+            let wasFull = self.sharingRunning == self.slots && self.activeMultiplexing > 0
+            self.sharedSlotFreed = self.sharedSlotFreed || wasFull
+            self.sharingRunning -= 1
+        }
         self.account(before, key)
         self.wake(key, now: now)
     }
@@ -201,6 +239,7 @@ struct HostBudgets {
             return
         }
         if self.isOverShare(host) {
+            self.awaitShare(key, host)
             return
         }
         if let wait = self.hosts[key]?.bucket?.wait(now: now) {
