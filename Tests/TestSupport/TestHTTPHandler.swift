@@ -147,6 +147,8 @@ final class TestHTTPHandler: ChannelInboundHandler {
         case "/trickle":
             let every = Int64(query["ms"] ?? "") ?? 500
             self.drip(context: context, remaining: Int(query["n"] ?? "") ?? 10, every: .milliseconds(every))
+        case "/resumable":
+            self.resumable(context: context, head: head, query: query)
         case "/headers-then-close":
             self.headersThenClose(context: context, contentLength: 100)
         case "/cached":

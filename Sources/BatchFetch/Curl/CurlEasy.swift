@@ -10,26 +10,26 @@ import Foundation
 /// Threading: engine thread only.
 final class CurlEasy {
     private let handle: UnsafeMutableRawPointer
-    private let errorBuffer: UnsafeMutablePointer<CChar>
+    let errorBuffer: UnsafeMutablePointer<CChar>
     /// ``Engine/Configuration/fieldsSent``, and the list of them every plain request carries.
-    private let defaultFields: [HeaderField]
-    private let defaultHeaders: CurlHeaderList
+    let defaultFields: [HeaderField]
+    let defaultHeaders: CurlHeaderList
     /// Held so that the share outlives this handle, which is attached to it until cleanup.
     private let share: CurlShare?
-    private let configuration: Engine.Configuration
+    let configuration: Engine.Configuration
 
     /// The transfer this handle carries, between ``prepare(for:)`` and ``finish()``.
-    private(set) var transfer: Transfer?
+    var transfer: Transfer?
     /// The result libcurl reported for the transfer; set by ``CurlMulti`` when it completes.
     var resultCode: CURLcode = CURLE_OK
 
     /// What the callbacks receive: the header block, whose memory is kept from one transfer to the
     /// next (each response gets an exact-size copy), and the body, which its `Data` takes over.
-    private let receiver: UnsafeMutablePointer<CurlReceiver>
+    let receiver: UnsafeMutablePointer<CurlReceiver>
     /// The body file of the request being sent, read by libcurl's read callback.
     let upload: UnsafeMutablePointer<CurlUpload>
-    private var requestHeaders: CurlHeaderList?
-    private var usesDefaultHeaders = true
+    var requestHeaders: CurlHeaderList?
+    var usesDefaultHeaders = true
     /// Whether the handle is set for a GET without a body (see CurlEasy+Method.swift).
     var usesPlainGet = true
     /// Whether the handle is set to open a fresh connection and close it after (h2c on a libcurl
@@ -37,6 +37,8 @@ final class CurlEasy {
     private var usesOneShotConnection = false
     /// Whether the handle carries a probe's shorter connect timeout (``setProbeConnectTimeout(_:)``).
     private var usesProbeConnectTimeout = false
+    /// Whether the handle's last transfer asked for a range (``ResumePoint``).
+    var usesRange = false
 
     /// libcurl's receive buffer (`CURLOPT_BUFFERSIZE`). libcurl 7.88 allocates it for every
     /// transfer and frees it when the transfer ends (`multi_done`), so it must stay small enough
@@ -199,21 +201,11 @@ final class CurlEasy {
         guard urlCode == CURLE_OK else {
             return FetchError(curlCode: urlCode, detail: "")
         }
-        if request.headers.isEmpty {
-            if !self.usesDefaultHeaders {
-                _ = ccurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, self.defaultHeaders.pointer)
-                self.usesDefaultHeaders = true
-                self.requestHeaders = nil
-            }
-        } else {
-            let list = CurlHeaderList(self.defaultFields.overridden(by: request.headers))
-            _ = ccurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, list.pointer)
-            self.requestHeaders = list
-            self.usesDefaultHeaders = false
-        }
+        self.setRequestHeaders(request.headers)
         if let error = self.setMethod(request) {
             return error
         }
+        self.setResume(transfer)
         if self.configuration.httpVersion == .http2PriorKnowledge && !CurlGlobal.reusesCleartextHTTP2 {
             self.setOneShotConnection(Self.isCleartext(request.url))
         }
@@ -240,102 +232,6 @@ final class CurlEasy {
         url.utf8.count >= 7 && url.utf8.prefix(7).lazy.map { $0 | 0x20 }.elementsEqual("http://".utf8)
     }
 
-    /// Collects the outcome of the finished attempt and resets the handle for its next transfer.
-    /// - Parameter details: where the transfer's details go, when the engine gathers them.
-    /// - Returns: the response or error, the server's `Retry-After` header if it sent one, and how
-    ///   many connections the attempt opened, whether it failed or not.
-    func finish(queued: Duration, details: TransferDetails? = nil) -> (
-        outcome: Result<Response, FetchError>, retryAfter: String?, newConnections: Int
-    ) {
-        defer { self.reset() }
-        let h = self.handle
-        // Non-zero once a status line arrived, also when the transfer failed after it.
-        var status = 0
-        _ = ccurl_easy_getinfo_long(h, CURLINFO_RESPONSE_CODE, &status)
-        var connects = 0
-        _ = ccurl_easy_getinfo_long(h, CURLINFO_NUM_CONNECTS, &connects)
-        let code = self.resultCode
-        guard code == CURLE_OK else {
-            // A final status that arrived before the failure (a timeout mid-body, a body over the
-            // limit, a file that could not be written) stays with the error; an interim 1xx is none.
-            let error = self.failure(code)
-            if let details {
-                self.gather(
-                    into: details, effectiveURL: nil, newConnections: connects, timings: self.timings(queued: queued))
-            }
-            var failure = FetchError(
-                kind: error.kind, message: error.message, status: status >= 200 ? status : nil, snippet: error.snippet)
-            failure.timedOutConnecting = error.timedOutConnecting
-            return (.failure(failure), nil, connects)
-        }
-        var effectiveURL = self.transfer?.request.url ?? ""
-        if case .follow = self.configuration.redirects {
-            var redirects = 0
-            _ = ccurl_easy_getinfo_long(h, CURLINFO_REDIRECT_COUNT, &redirects)
-            var url: UnsafeMutablePointer<CChar>? = nil
-            if redirects > 0, ccurl_easy_getinfo_string(h, CURLINFO_EFFECTIVE_URL, &url) == CURLE_OK, let url {
-                effectiveURL = String(cString: url)
-            }
-        }
-        var version = 0
-        _ = ccurl_easy_getinfo_long(h, CURLINFO_HTTP_VERSION, &version)
-        let timings = self.timings(queued: queued)
-        if let details {
-            self.gather(into: details, effectiveURL: effectiveURL, newConnections: connects, timings: timings)
-        }
-        let headers = HTTPHeaders(raw: Array(self.receiver.pointee.headers.buffer))
-        let retryAfter =
-            (status == 429 || status == 503 || status >= 300 && status < 400) ? headers["retry-after"] : nil
-        let spooled: SpooledBody?
-        do throws(FetchError) {
-            spooled = try self.receiver.pointee.finishSpool()
-        } catch {
-            return (.failure(FetchError(kind: error.kind, message: error.message, status: status)), nil, connects)
-        }
-        let body = self.receiver.pointee.takeBody()
-        let response = Response(
-            status: status,
-            headers: headers,
-            body: body,
-            spooledBody: spooled,
-            bodyByteCount: body.count + self.receiver.pointee.discardedBytes + (spooled?.bytes ?? 0),
-            effectiveURL: effectiveURL,
-            attempts: self.transfer?.attempts ?? 1,
-            timings: timings,
-            httpVersion: Self.httpVersion(version),
-            newConnections: connects
-        )
-        return (.success(response), retryAfter, connects)
-    }
-
-    /// Why the attempt failed with `code`: what this handle's receiver saw first (a body over the
-    /// limit, a file not written, memory), else libcurl's code and error text.
-    private func failure(_ code: CURLcode) -> FetchError {
-        if self.receiver.pointee.bodyExceededLimit {
-            return FetchError(
-                kind: .tooLarge,
-                message:
-                    "body larger than the configured maximum of "
-                    + "\(self.configuration.effectiveMaxBodyBytes) bytes; raise it with --max-body")
-        }
-        if let failure = self.upload.pointee.failure {
-            return failure
-        }
-        if let spool = self.receiver.pointee.spool, spool.failure != 0 {
-            return spool.writeError
-        }
-        if self.receiver.pointee.outOfMemory {
-            return FetchError(kind: .other, message: "out of memory receiving the response")
-        }
-        var error = FetchError(curlCode: code, detail: String(cString: self.errorBuffer))
-        if code == CURLE_OPERATION_TIMEDOUT {
-            var connected: curl_off_t = 0
-            _ = ccurl_easy_getinfo_off_t(self.handle, CURLINFO_CONNECT_TIME_T, &connected)
-            error.timedOutConnecting = connected == 0
-        }
-        return error
-    }
-
     /// Forgets the finished transfer; keeps the options that do not change between requests.
     func reset() {
         self.transfer = nil
@@ -345,7 +241,7 @@ final class CurlEasy {
         self.errorBuffer[0] = 0
     }
 
-    private func gather(
+    func gather(
         into details: TransferDetails, effectiveURL: String?, newConnections: Int, timings: Timings
     ) {
         self.receiver.pointee.trail?.gather(
@@ -353,7 +249,7 @@ final class CurlEasy {
             effectiveURL: effectiveURL, newConnections: newConnections, timings: timings)
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int {
+    static func milliseconds(_ duration: Duration) -> Int {
         Int(clamping: duration.nanoseconds / 1_000_000)
     }
 

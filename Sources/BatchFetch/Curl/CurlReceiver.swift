@@ -30,6 +30,12 @@ struct CurlReceiver {
     /// What each response's status line says, when the engine gathers ``TransferDetails``.
     var trail: ResponseTrail?
     private let handle: UnsafeMutableRawPointer
+    /// Bytes a retry continues from (``ResumePoint``), already in ``body``; 0 = none.
+    private(set) var resumedFrom = 0
+    /// Whether the server sent the rest (`206` from ``resumedFrom``), once the first body bytes came.
+    private(set) var resumeAccepted = false
+    /// The answer to a resumed request was a range other than the one asked for.
+    private(set) var resumeRefused = false
 
     init(
         handle: UnsafeMutableRawPointer, maxBodyBytes: Int, keepsBody: Bool = true, spool: BodySpool? = nil,
@@ -63,6 +69,9 @@ struct CurlReceiver {
 
     /// Body bytes. - Returns: `count`, or 0 to stop the transfer (too large, out of memory).
     mutating func receiveBody(_ data: UnsafeRawPointer, count: Int) -> Int {
+        if self.resumedFrom > 0 && !self.resumeAccepted && !self.checkResumed() {
+            return 0
+        }
         if self.spool != nil {
             return self.spoolBody(data, count: count)
         }
@@ -102,6 +111,42 @@ struct CurlReceiver {
         return self.spool?.append(data, count: count) == true ? count : 0
     }
 
+    /// Starts the body with the bytes an earlier attempt received, for a retry that asks for the rest.
+    mutating func seed(_ bytes: Data) -> Bool {
+        guard !bytes.isEmpty, self.keepsBody, self.spool == nil else {
+            return false
+        }
+        let copied = bytes.withUnsafeBytes { raw in
+            raw.baseAddress.map { self.body.append($0, count: raw.count) } ?? false
+        }
+        guard copied else {
+            return false
+        }
+        self.resumedFrom = bytes.count
+        self.bodySized = true
+        return true
+    }
+
+    /// At a resumed response's first body bytes: a `206` from where the body stops goes on after
+    /// it; any other status starts the body anew (the entity changed, or the server ignores
+    /// ranges); a `206` of another range stops the transfer. - Returns: whether to go on.
+    private mutating func checkResumed() -> Bool {
+        var status = 0
+        _ = ccurl_easy_getinfo_long(self.handle, CURLINFO_RESPONSE_CODE, &status)
+        guard status == 206 else {
+            self.body.removeAll()
+            self.resumedFrom = 0
+            return true
+        }
+        let range = HTTPHeaders(raw: Array(self.headers.buffer))["content-range"] ?? ""
+        guard ResumePoint.contentRange(range, startsAt: self.resumedFrom) else {
+            self.resumeRefused = true
+            return false
+        }
+        self.resumeAccepted = true
+        return true
+    }
+
     /// The spooled body, its file closed and waiting for a name; `nil` when no byte came or bodies
     /// are not spooled. - Throws: ``FetchError/Kind/fileWrite`` when its last bytes could not be written.
     mutating func finishSpool() throws(FetchError) -> SpooledBody? {
@@ -124,6 +169,9 @@ struct CurlReceiver {
         self.bodyExceededLimit = false
         self.outOfMemory = false
         self.discardedBytes = 0
+        self.resumedFrom = 0
+        self.resumeAccepted = false
+        self.resumeRefused = false
     }
 
     /// Frees all memory; the receiver is empty afterwards.

@@ -48,6 +48,8 @@ final class Transfer {
     /// Whether this attempt is its host's probe (``HostHealth``): its outcome says whether a
     /// suspect host is down.
     var isProbe = false
+    /// What an attempt that broke off mid-body had received, for its retry to go on from.
+    var resume: ResumePoint?
 
     /// The URL's authority as written (port included), the key for per-host pauses after
     /// `Retry-After`, host budgets and host health; not lower-cased, so two spellings are two hosts.
