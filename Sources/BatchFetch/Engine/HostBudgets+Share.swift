@@ -3,48 +3,43 @@ extension HostBudgets {
 
     /// A transfer for `key` joined the batch's queue.
     mutating func enqueued(_ key: Substring, now: UInt64) {
-        if self.hosts[key] == nil {
+        if self.change(key, { $0.waiting += 1 }) == nil {
             self.add(key, now: now)
+            self.change(key) { $0.waiting += 1 }
         }
-        guard let before = self.hosts[key] else {
-            return
-        }
-        self.hosts[key]?.waiting += 1
-        self.account(before, key)
     }
 
     /// Admission took a transfer for `key` out of the batch's queue.
     mutating func dequeued(_ key: Substring) {
-        guard let before = self.hosts[key], before.waiting > 0 else {
-            return
+        self.change(key) { host in
+            if host.waiting > 0 {
+                host.waiting -= 1
+            }
         }
-        self.hosts[key]?.waiting -= 1
-        self.account(before, key)
     }
 
     /// Puts a transfer whose retry (or pause) is due at the front of its host's queue, when the
     /// host has one: it goes before the requests the host holds back, which were never sent.
     /// - Returns: whether it did; otherwise the transfer goes to the front of the batch's queue.
     mutating func requeueFirst(_ transfer: Transfer, _ key: Substring, now: UInt64) -> Bool {
-        guard let before = self.hosts[key], !before.parked.isEmpty else {
+        let queued = self.change(key) { host in
+            guard !host.parked.isEmpty else {
+                return false
+            }
+            host.parked.prepend(transfer)
+            return true
+        }
+        guard queued == true else {
             return false
         }
-        self.hosts[key]?.parked.prepend(transfer)
         self.parkedCount += 1
-        self.account(before, key)
         self.wake(key, now: now)
         return true
     }
 
-    /// Keeps ``activeHosts`` and ``hostsWithWork`` in step with a host that changed from `before`.
-    mutating func account(_ before: Host, _ key: Substring) {
-        guard let after = self.hosts[key] else {
-            return
-        }
-        self.account(before, after)
-    }
-
-    mutating func account(_ before: Host, _ after: Host) {
+    /// Keeps ``activeHosts``, ``hostsWithWork`` and ``activeMultiplexing`` in step with a host
+    /// that changed from `before` to `after`.
+    mutating func account(_ before: Standing, _ after: Standing) {
         let wasSharing = before.isActive && !before.multiplexes
         let isSharing = after.isActive && !after.multiplexes
         if wasSharing != isSharing {
@@ -82,21 +77,29 @@ extension HostBudgets {
     /// ``streamsPerHost``, it leaves the shared slots and gets ``slots`` streams of its own, as one
     /// host alone would have, instead of a share of connections' worth.
     mutating func multiplexed(_ key: Substring, now: UInt64) {
-        guard self.streamsPerHost, let before = self.hosts[key], !before.multiplexes else {
+        guard self.streamsPerHost else {
             return
         }
-        self.hosts[key]?.multiplexes = true
-        self.sharingRunning -= before.running
-        self.account(before, key)
+        let running = self.change(key) { host -> Int? in
+            guard !host.multiplexes else {
+                return nil
+            }
+            host.multiplexes = true
+            return host.running
+        }
+        guard let running = running ?? nil else {
+            return
+        }
+        self.sharingRunning -= running
         self.wake(key, now: now)
     }
 
-    /// Notes that `key`'s host waits at its share (or for the shared slots, all taken while hosts
-    /// with streams of their own hold more).
-    mutating func awaitShare(_ key: Substring, _ host: Host) {
-        self.waitersShare = min(self.waitersShare, self.share(host))
-        if !host.awaitsShare {
-            self.hosts[key]?.awaitsShare = true
+    /// Notes that `key`'s host, at `index` in ``hosts``, waits at its share (or for the shared
+    /// slots, all taken while hosts with streams of their own hold more).
+    mutating func awaitShare(_ key: Substring, at index: Dictionary<Substring, Host>.Index) {
+        self.waitersShare = min(self.waitersShare, self.share(self.hosts.values[index]))
+        if !self.hosts.values[index].awaitsShare {
+            self.hosts.values[index].awaitsShare = true
             self.shareWaiters.append(key)
         }
     }

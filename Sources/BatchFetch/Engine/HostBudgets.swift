@@ -46,6 +46,17 @@ struct HostBudgets {
         var isActive: Bool { self.running > 0 || self.waiting > 0 || !self.parked.isEmpty }
         /// Work waiting for a slot.
         var hasWork: Bool { self.waiting > 0 || !self.parked.isEmpty }
+        /// What ``HostBudgets/account(_:_:)`` counts of it.
+        var standing: Standing {
+            Standing(isActive: self.isActive, hasWork: self.hasWork, multiplexes: self.multiplexes)
+        }
+    }
+
+    /// A host's place in the counts of active hosts and hosts with work.
+    struct Standing {
+        let isActive: Bool
+        let hasWork: Bool
+        let multiplexes: Bool
     }
 
     struct Wake: Comparable {
@@ -98,26 +109,39 @@ struct HostBudgets {
 
     /// Whether a transfer for `key` may start now; `queued` says it comes from the host's own queue.
     mutating func block(_ key: Substring, queued: Bool, now: UInt64) -> Block? {
-        if self.hosts[key] == nil {
-            self.add(key, now: now)
-        }
-        guard let host = self.hosts[key] else {
+        guard let index = self.hosts.index(forKey: key) ?? self.add(key, now: now) else {
             return nil
         }
-        if !queued && !host.parked.isEmpty {
+        if !queued && !self.hosts.values[index].parked.isEmpty {
             return .busy
         }
-        if let cap = self.limits.maxInFlight, host.running >= cap {
+        if let cap = self.limits.maxInFlight, self.hosts.values[index].running >= cap {
             return .busy
         }
-        if self.isOverShare(host) {
+        if self.isOverShare(self.hosts.values[index]) {
             return .busy
         }
-        if let wait = self.hosts[key]?.bucket?.wait(now: now) {
-            self.hosts[key]?.waitedForToken = true
+        guard self.hosts.values[index].bucket != nil else {
+            return nil
+        }
+        if let wait = self.hosts.values[index].bucket?.wait(now: now) {
+            self.hosts.values[index].waitedForToken = true
             return .token(wait)
         }
         return nil
+    }
+
+    /// Changes `key`'s host in place, with one look-up, and keeps the counts in step.
+    /// - Returns: what `body` returned; `nil` when there is no such host.
+    @discardableResult
+    mutating func change<Result>(_ key: Substring, _ body: (inout Host) -> Result) -> Result? {
+        guard let index = self.hosts.index(forKey: key) else {
+            return nil
+        }
+        let before = self.hosts.values[index].standing
+        let result = body(&self.hosts.values[index])
+        self.account(before, self.hosts.values[index].standing)
+        return result
     }
 
     /// Whether `host` holds its share of the slots while another host has work waiting; a host
@@ -143,38 +167,34 @@ struct HostBudgets {
 
     /// The transfer that ``block(_:queued:now:)`` let through starts: its host's token is taken.
     mutating func started(_ key: Substring, now: UInt64) {
-        guard var host = self.hosts[key] else {
-            return
+        let multiplexes = self.change(key) { host in
+            host.running += 1
+            host.counts.requests += 1
+            if now &- host.windowStart >= 1_000_000_000 {
+                host.windowStart = now
+                host.windowStarts = 0
+            }
+            host.windowStarts += 1
+            host.counts.peakPerSecond = max(host.counts.peakPerSecond, host.windowStarts)
+            _ = host.bucket?.take(now: now)
+            return host.multiplexes
         }
-        let before = host
-        host.running += 1
-        host.counts.requests += 1
-        if now &- host.windowStart >= 1_000_000_000 {
-            host.windowStart = now
-            host.windowStarts = 0
-        }
-        host.windowStarts += 1
-        host.counts.peakPerSecond = max(host.counts.peakPerSecond, host.windowStarts)
-        _ = host.bucket?.take(now: now)
-        if !host.multiplexes {
+        if multiplexes == false {
             self.sharingRunning += 1
         }
-        self.account(before, host)
-        self.hosts[key] = host
     }
 
     /// A transfer of `key` left the in-flight set: its host may take the next of its queue.
     mutating func stopped(_ key: Substring, now: UInt64) {
-        guard let before = self.hosts[key] else {
-            return
+        let multiplexes = self.change(key) { host in
+            host.running -= 1
+            return host.multiplexes
         }
-        self.hosts[key]?.running -= 1
-        if !before.multiplexes {
+        if multiplexes == false {
             let wasFull = self.sharingRunning == self.slots && self.activeMultiplexing > 0
             self.sharedSlotFreed = self.sharedSlotFreed || wasFull
             self.sharingRunning -= 1
         }
-        self.account(before, key)
         self.wake(key, now: now)
     }
 
@@ -182,23 +202,26 @@ struct HostBudgets {
     /// at the front when it came from the host's own or is a retry; and arranges for the queue to
     /// go on.
     mutating func park(_ transfer: Transfer, _ key: Substring, queued: Bool, block: Block, now: UInt64) {
-        guard let before = self.hosts[key] else {
+        // The counts change before the wake-up, which judges the host's share by them as `block` did.
+        let parked: Void? = self.change(key) { host in
+            if queued {
+                host.parked.prepend(transfer)
+                host.isReady = false
+            } else if transfer.attempts > 0 {
+                // A retry keeps its place: before the host's requests not yet sent.
+                host.parked.prepend(transfer)
+            } else {
+                host.parked.append(transfer)
+            }
+        }
+        guard parked != nil else {
             return
         }
         if queued {
-            self.hosts[key]?.parked.prepend(transfer)
             // It was the ready host at the front of `ready`.
             self.ready.removeFirst()
-            self.hosts[key]?.isReady = false
-        } else if transfer.attempts > 0 {
-            // A retry keeps its place: before the host's requests not yet sent.
-            self.hosts[key]?.parked.prepend(transfer)
-        } else {
-            self.hosts[key]?.parked.append(transfer)
         }
         self.parkedCount += 1
-        // Before the wake-up, which judges the host's share by these counts as `block` did.
-        self.account(before, key)
         if case .token(let wait) = block {
             self.schedule(key, at: now &+ wait)
         } else {
@@ -208,20 +231,16 @@ struct HostBudgets {
 
     /// Puts back a transfer ``nextReady()`` gave that did not start after all (the batch's rate).
     mutating func putBack(_ transfer: Transfer, _ key: Substring) {
-        guard let before = self.hosts[key] else {
-            return
+        if self.change(key, { $0.parked.prepend(transfer) }) != nil {
+            self.parkedCount += 1
         }
-        self.hosts[key]?.parked.prepend(transfer)
-        self.parkedCount += 1
-        self.account(before, key)
     }
 
     /// The next transfer of the first ready host, taken out of its queue; `nil` when no host is ready.
     mutating func nextReady() -> (Transfer, Substring)? {
         while let key = self.ready.first {
-            if let before = self.hosts[key], let transfer = self.hosts[key]?.parked.popFirst() {
+            if let popped = self.change(key, { $0.parked.popFirst() }), let transfer = popped {
                 self.parkedCount -= 1
-                self.account(before, key)
                 return (transfer, key)
             }
             self.ready.removeFirst()
@@ -232,22 +251,27 @@ struct HostBudgets {
 
     /// Makes `key`'s queue ready when it has work and budget for it, or schedules its wake-up.
     mutating func wake(_ key: Substring, now: UInt64) {
-        guard let host = self.hosts[key], !host.parked.isEmpty, !host.isReady, host.wakeDue == 0 else {
+        guard let index = self.hosts.index(forKey: key) else {
             return
         }
-        if let cap = self.limits.maxInFlight, host.running >= cap {
+        guard !self.hosts.values[index].parked.isEmpty, !self.hosts.values[index].isReady,
+            self.hosts.values[index].wakeDue == 0
+        else {
             return
         }
-        if self.isOverShare(host) {
-            self.awaitShare(key, host)
+        if let cap = self.limits.maxInFlight, self.hosts.values[index].running >= cap {
             return
         }
-        if let wait = self.hosts[key]?.bucket?.wait(now: now) {
-            self.hosts[key]?.waitedForToken = true
+        if self.isOverShare(self.hosts.values[index]) {
+            self.awaitShare(key, at: index)
+            return
+        }
+        if let wait = self.hosts.values[index].bucket?.wait(now: now) {
+            self.hosts.values[index].waitedForToken = true
             self.schedule(key, at: now &+ wait)
             return
         }
-        self.hosts[key]?.isReady = true
+        self.hosts.values[index].isReady = true
         self.ready.append(key)
     }
 
@@ -276,19 +300,19 @@ struct HostBudgets {
     mutating func removeAllParked() -> [Transfer] {
         var all: [Transfer] = []
         for key in self.hosts.keys {
-            guard let before = self.hosts[key] else {
-                continue
+            self.change(key) { host in
+                all += host.parked
+                host.parked.removeAll()
             }
-            all += before.parked
-            self.hosts[key]?.parked.removeAll()
-            self.account(before, key)
         }
         self.parkedCount = 0
         self.ready.removeAll()
         return all
     }
 
-    mutating func add(_ key: Substring, now: UInt64) {
+    /// A new host's budgets. - Returns: its index in ``hosts``.
+    @discardableResult
+    mutating func add(_ key: Substring, now: UInt64) -> Dictionary<Substring, Host>.Index? {
         // Forget idle hosts now and then, so that a list of a million hosts holds no million
         // entries; a host that comes back starts with a full bucket.
         if self.hosts.count >= 4096 {
@@ -308,6 +332,7 @@ struct HostBudgets {
             host.bucket = TokenBucket(rate: rate, burst: burst, now: now, full: false)
         }
         self.hosts[key] = host
+        return self.hosts.index(forKey: key)
     }
 
     /// A bucket for a host allowed `rule` starts a second. A host's limit is commonly counted per
