@@ -27,6 +27,32 @@ struct FetchHostNameTests {
         }
     }
 
+    /// `bücher.test`, `BÜCHER.test.` and `xn--bcher-kva.test:80` are one host: one budget, which
+    /// a rule naming any spelling sets, and one row of `--stats`.
+    @Test func everySpellingOfAHostSharesItsRateAndItsRow() async throws {
+        try await TestHTTPServer.with { server in
+            let spellings = ["http://bücher.test", "http://BÜCHER.test.", "http://xn--bcher-kva.test:80"]
+            let urls = (0..<6).map { "\(spellings[$0 % 3])/ok?i=\($0)" }
+            let stats = FileManager.default.temporaryDirectory.appendingPathComponent("bf-idn-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: stats) }
+            let output = try Executable.batchfetch().run(
+                ["fetch", "-q", "--retries", "0", "--stats", stats.path, "--host-rate", "Bücher.test=4/s,*=1000/s"]
+                    + urls,
+                environment: self.proxied(by: server))
+            #expect(output.status == 0, "\(output)")
+            let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any]
+            let hosts = summary?["hosts"] as? [String: [String: Any]]
+            #expect(hosts?.keys.sorted() == ["xn--bcher-kva.test"], "\(String(describing: hosts))")
+            #expect(hosts?["xn--bcher-kva.test"]?["requests"] as? Int == 6)
+            // One start, then about four a second: the sixth no sooner than 1.2 s after the first.
+            let times = (server.snapshot.arrivals["/ok"] ?? []).sorted()
+            #expect(times.count == 6)
+            if let first = times.first, let last = times.last {
+                #expect(Double(last - first) / 1e9 >= 1.2, "\(Double(last - first) / 1e9) s")
+            }
+        }
+    }
+
     @Test func hostsWithoutAnASCIIFormAreInvalidURLRecordsAndNeverSent() async throws {
         try await TestHTTPServer.with { server in
             let urls = ["http://ab--ä.test/ok", "http://" + String(repeating: "ä", count: 60) + ".test/ok"]

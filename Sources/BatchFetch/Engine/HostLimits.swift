@@ -33,7 +33,8 @@ extension Engine {
                 if value.hasSuffix("/s") {
                     value = value.dropLast(2)
                 }
-                let host = parts[0].trimmingSpaces.lowercased()
+                let written = parts[0].trimmingSpaces
+                let host = written == "*" ? "*" : HostKey.ofRule(String(written))
                 guard parts.count == 2, !host.isEmpty, let rate = Double(value), rate > 0, rate.isFinite else {
                     throw FetchError(
                         kind: .invalidRequest,
@@ -48,15 +49,13 @@ extension Engine {
             }
         }
 
-        /// The rate for the host of `key` (a URL's authority: `name` or `name:port`).
+        /// The rate for the host of `key` (a ``HostKey``: `name` or `name:port`).
         func rate(forHostKey key: Substring) -> Double? {
             if self.rates.isEmpty {
                 return self.defaultRate
             }
-            var key = key.lowercased()
-            if let at = key.lastIndex(of: "@") {
-                key = String(key[key.index(after: at)...])
-            }
+            // Once per host: its key in a rule's form, so that a rule with port 80 or 443 applies.
+            let key = HostKey.ofRule(String(key))
             if let rate = self.rates[key] {
                 return rate
             }

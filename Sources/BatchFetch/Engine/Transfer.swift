@@ -51,31 +51,9 @@ final class Transfer {
     /// What an attempt that broke off mid-body had received, for its retry to go on from.
     var resume: ResumePoint?
 
-    /// The URL's authority as written (port included), the key for per-host pauses after
-    /// `Retry-After`, host budgets and host health; not lower-cased, so two spellings are two hosts.
-    /// Found once: every admission and completion asks for it.
-    private(set) lazy var hostKey: Substring = Self.authority(of: self.request.url)
-
-    static func authority(of url: String) -> Substring {
-        let bytes = url.utf8
-        var index = bytes.startIndex
-        // After the first "://", up to the path, query or fragment; the whole URL without one.
-        while index != bytes.endIndex {
-            if bytes[index] == UInt8(ascii: ":") {
-                let rest = bytes[bytes.index(after: index)...]
-                if rest.starts(with: "//".utf8) {
-                    let start = bytes.index(index, offsetBy: 3)
-                    let end =
-                        bytes[start...].firstIndex(where: {
-                            $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
-                        }) ?? bytes.endIndex
-                    return url[start..<end]
-                }
-            }
-            index = bytes.index(after: index)
-        }
-        return url[...]
-    }
+    /// The URL's host (``HostKey``): the key for per-host pauses after `Retry-After`, host
+    /// budgets and host health. Found once: every admission and completion asks for it.
+    private(set) lazy var hostKey: Substring = HostKey.of(self.request.url)
 }
 
 @available(*, unavailable)
