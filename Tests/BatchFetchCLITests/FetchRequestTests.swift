@@ -144,6 +144,27 @@ struct FetchRequestTests {
         }
     }
 
+    /// With a jar, a request's answer depends on what earlier answers set: identical requests
+    /// are each sent, not joined (issue 51). The third sees the cookie the second set.
+    @Test func withACookieJarIdenticalRequestsAreEachSent() async throws {
+        let directory = try ScratchDirectory("fetch-cookie-dedup")
+        try await TestHTTPServer.with { server in
+            let request = "\(server.baseURL)/request"
+            let set = "\(server.baseURL)/set-cookie?cookie=a%3D1%3B%20Path%3D%2F"
+            let (status, records, output) = try await self.run([
+                "-c", "1", "--cookie-jar", directory.path("jar.txt"), request, set, request,
+            ])
+            #expect(status == 0, "\(output)")
+            #expect(records.count == 3 && records[2]["shared_with"] == nil, "\(records)")
+            #expect(try Seen(records[0]).header("Cookie").isEmpty)
+            #expect(try Seen(records[2]).header("Cookie") == ["a=1"])
+            #expect(server.arrivals.count == 3)
+            // Without a jar the third is the first's, as before.
+            let (_, plain, _) = try await self.run(["-c", "1", request, set, request])
+            #expect(plain[2]["shared_with"] as? Int == 0)
+        }
+    }
+
     @Test func aProxyFromTheFlagCarriesTheRequestsAndNoproxyBypassesIt() async throws {
         try await TestHTTPServer.with { server in
             let (status, records, output) = try await self.run([

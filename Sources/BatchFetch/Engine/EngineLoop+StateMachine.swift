@@ -86,12 +86,15 @@ extension EngineLoop {
 
         init(configuration: Engine.Configuration, random: Random, now: UInt64) {
             self.maxInFlight = configuration.maxInFlight
-            self.deduplicate = configuration.deduplicate
+            // With a cookie jar an answer depends on what earlier answers set: identical requests
+            // may be answered differently, so none is joined to another.
+            let deduplicate = configuration.deduplicate && configuration.cookies?.keepsJar != true
+            self.deduplicate = deduplicate
             self.retry = configuration.retry
             self.logsAttempts = configuration.details.contains(.attempts)
             self.random = random
             self.lastNow = now
-            self.replay = ReplayCache(limit: configuration.deduplicate ? configuration.replayCacheBytes : 0)
+            self.replay = ReplayCache(limit: deduplicate ? configuration.replayCacheBytes : 0)
             if let limit = configuration.rateLimit {
                 self.bucket = TokenBucket(rate: limit.requestsPerSecond, burst: Double(limit.burst), now: now)
             }
