@@ -146,7 +146,7 @@ struct HostBudgets {
 
     /// Whether `host` holds its share of the slots while another host has work waiting; a host
     /// that multiplexes, whether its own slots are full.
-    func isOverShare(_ host: Host) -> Bool {
+    func isOverShare(_ host: borrowing Host) -> Bool {
         if host.multiplexes {
             return host.running >= self.slots
         }
@@ -160,7 +160,7 @@ struct HostBudgets {
     }
 
     /// The slots each host that shares them may hold, `host` counted among them.
-    func share(_ host: Host) -> Int {
+    func share(_ host: borrowing Host) -> Int {
         let sharing = max(1, self.activeHosts + (host.isActive ? 0 : 1))
         return (self.slots + sharing - 1) / sharing
     }

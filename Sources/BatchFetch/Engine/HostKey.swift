@@ -7,11 +7,65 @@
 enum HostKey {
     /// `url`'s host key. Most URLs already spell it so, and get a slice of themselves: no copy.
     static func of(_ url: String) -> Substring {
-        let authority = Self.authority(of: url)
-        guard Self.needsNormalising(authority, in: url) else {
+        var url = url
+        // One pass over the bytes: where the authority is, and whether it needs normalising.
+        let (start, end, plain) = url.withUTF8 { Self.scan($0) }
+        let utf8 = url.utf8
+        let authority = url[utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: end)]
+        guard !plain else {
             return authority
         }
         return Substring(Self.normalised(authority, defaultPort: Self.defaultPort(of: url)))
+    }
+
+    /// Where the authority of `bytes` (a URL) starts and ends, and whether it is in normal form
+    /// already: no upper case, non-ASCII or %-escaped bytes, user info or trailing dot, and no
+    /// port or one that is not the scheme's default.
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int, Bool) {
+        var start = 0
+        var index = 0
+        while index + 2 < bytes.count {
+            if bytes[index] == UInt8(ascii: ":") && bytes[index + 1] == UInt8(ascii: "/")
+                && bytes[index + 2] == UInt8(ascii: "/")
+            {
+                start = index + 3
+                break
+            }
+            index += 1
+        }
+        var plain = true
+        var colon = -1
+        var end = start
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                break
+            }
+            if byte >= 0x80 || (byte &- UInt8(ascii: "A")) < 26 || byte == UInt8(ascii: "@")
+                || byte == UInt8(ascii: "%")
+            {
+                plain = false
+            } else if byte == UInt8(ascii: ":") {
+                colon = end
+            } else if byte == UInt8(ascii: "]") {
+                colon = -1
+            }
+            end += 1
+        }
+        guard plain, end > start else {
+            return (start, end, plain)
+        }
+        let hostEnd = colon >= 0 ? colon : end
+        if hostEnd > start && bytes[hostEnd - 1] == UInt8(ascii: ".") {
+            return (start, end, false)
+        }
+        if colon >= 0 {
+            let port = UnsafeBufferPointer(rebasing: bytes[(colon + 1)..<end])
+            let https = start == 8 && (bytes[4] | 0x20) == UInt8(ascii: "s")
+            let isDefault = port.elementsEqual((https ? "443" : "80").utf8)
+            return (start, end, !port.isEmpty && !isDefault)
+        }
+        return (start, end, true)
     }
 
     /// A host as a rule names it (`--host-rate`): the same form, with a port of 80 or 443 dropped
@@ -24,60 +78,12 @@ enum HostKey {
         return key
     }
 
-    /// After the first `://`, up to the path, query or fragment; the whole URL without one.
-    static func authority(of url: String) -> Substring {
-        let bytes = url.utf8
-        var index = bytes.startIndex
-        while index != bytes.endIndex {
-            if bytes[index] == UInt8(ascii: ":") {
-                let rest = bytes[bytes.index(after: index)...]
-                if rest.starts(with: "//".utf8) {
-                    let start = bytes.index(index, offsetBy: 3)
-                    let end =
-                        bytes[start...].firstIndex(where: {
-                            $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
-                        }) ?? bytes.endIndex
-                    return url[start..<end]
-                }
-            }
-            index = bytes.index(after: index)
-        }
-        return url[...]
-    }
-
     private static func defaultPort(of url: String) -> Substring? {
         let scheme = url.utf8.prefix(8).lazy.map { $0 | 0x20 }
         if scheme.starts(with: "https://".utf8) {
             return "443"
         }
         return scheme.starts(with: "http://".utf8) ? "80" : nil
-    }
-
-    /// Whether `authority` differs from its key: upper case, non-ASCII or %-escaped bytes, user
-    /// info, a trailing dot, or the scheme's default port.
-    private static func needsNormalising(_ authority: Substring, in url: String) -> Bool {
-        var colon: Substring.UTF8View.Index? = nil
-        var last: UInt8 = 0
-        let bytes = authority.utf8
-        for index in bytes.indices {
-            let byte = bytes[index]
-            let isUpper = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")
-            if byte >= 0x80 || isUpper || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "%") {
-                return true
-            }
-            if byte == UInt8(ascii: ":") {
-                colon = index
-            } else if byte == UInt8(ascii: "]") {
-                colon = nil
-            }
-            last = byte
-        }
-        guard let colon else {
-            return last == UInt8(ascii: ".")
-        }
-        let port = authority[authority.utf8.index(after: colon)...]
-        let host = authority[..<colon]
-        return host.utf8.last == UInt8(ascii: ".") || port.isEmpty || port == Self.defaultPort(of: url)
     }
 
     private static func normalised(_ authority: Substring, defaultPort: Substring?) -> String {
