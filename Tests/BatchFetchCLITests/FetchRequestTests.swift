@@ -71,6 +71,30 @@ struct FetchRequestTests {
         }
     }
 
+    /// `-L` as curl's `--follow`: a 303 makes a GET without the body or its `Content-Type`; a
+    /// 302 or 307 repeats a PUT or DELETE whole.
+    @Test func followedRedirectsChangeTheMethodOnlyWhereRFC9110Says() async throws {
+        try await TestHTTPServer.with { server in
+            let url = { (status: Int) in "\(server.baseURL)/redirect?status=\(status)&to=%2Frequest" }
+            let cases: [(arguments: [String], method: String, body: String, type: [String])] = [
+                (["-X", "PUT", "--json", #"{"a":1}"#, url(303)], "GET", "", []),
+                (["-X", "PUT", "--json", #"{"a":1}"#, url(302)], "PUT", #"{"a":1}"#, ["application/json"]),
+                (["-X", "DELETE", url(303)], "GET", "", []),
+                (["-X", "DELETE", url(307)], "DELETE", "", []),
+                (["-d", "x=1", url(301)], "GET", "", []),
+                (["-d", "x=1", url(308)], "POST", "x=1", ["application/x-www-form-urlencoded"]),
+            ]
+            for (arguments, method, body, type) in cases {
+                let (status, records, output) = try await self.run(["-L"] + arguments)
+                #expect(status == 0, "\(arguments): \(output)")
+                let seen = try Seen(records.first)
+                #expect(seen.method == method, "\(arguments)")
+                #expect(seen.body == body, "\(arguments)")
+                #expect(seen.header("Content-Type") == type, "\(arguments)")
+            }
+        }
+    }
+
     @Test func badRequestFlagsAreUsageErrorsBeforeAnyRequest() async throws {
         try await TestHTTPServer.with { server in
             let url = "\(server.baseURL)/request"

@@ -12,11 +12,11 @@ final class CurlEasy {
     private let handle: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// ``Engine/Configuration/fieldsSent``, and the list of them every plain request carries.
-    private let defaultFields: [HeaderField]
-    private let defaultHeaders: CurlHeaderList
+    let defaultFields: [HeaderField]
+    let defaultHeaders: CurlHeaderList
     /// Held so that the share outlives this handle, which is attached to it until cleanup.
     private let share: CurlShare?
-    private let configuration: Engine.Configuration
+    let configuration: Engine.Configuration
 
     /// The transfer this handle carries, between ``prepare(for:)`` and ``finish()``.
     private(set) var transfer: Transfer?
@@ -25,11 +25,11 @@ final class CurlEasy {
 
     /// What the callbacks receive: the header block, whose memory is kept from one transfer to the
     /// next (each response gets an exact-size copy), and the body, which its `Data` takes over.
-    private let receiver: UnsafeMutablePointer<CurlReceiver>
+    let receiver: UnsafeMutablePointer<CurlReceiver>
     /// The body file of the request being sent, read by libcurl's read callback.
     let upload: UnsafeMutablePointer<CurlUpload>
-    private var requestHeaders: CurlHeaderList?
-    private var usesDefaultHeaders = true
+    var requestHeaders: CurlHeaderList?
+    var usesDefaultHeaders = true
     /// Whether the handle is set for a GET without a body (see CurlEasy+Method.swift).
     var usesPlainGet = true
     /// Whether the handle is set to open a fresh connection and close it after (h2c on a libcurl
@@ -37,6 +37,11 @@ final class CurlEasy {
     private var usesOneShotConnection = false
     /// Whether the handle carries a probe's shorter connect timeout (``setProbeConnectTimeout(_:)``).
     private var usesProbeConnectTimeout = false
+    /// Whether libcurl follows this transfer's redirects (`CURLOPT_FOLLOWLOCATION`); see
+    /// CurlEasy+Redirect.swift.
+    var libcurlFollows = false
+    /// Follows this transfer's redirects where libcurl would send them wrong; `nil` otherwise.
+    var follower: RedirectFollower?
 
     /// libcurl's receive buffer (`CURLOPT_BUFFERSIZE`). libcurl 7.88 allocates it for every
     /// transfer and frees it when the transfer ends (`multi_done`), so it must stay small enough
@@ -114,11 +119,8 @@ final class CurlEasy {
         _ = ccurl_easy_setopt_long(h, CURLOPT_BUFFERSIZE, CurlEasy.receiveBufferBytes)
         _ = ccurl_easy_setopt_string(h, CURLOPT_PROTOCOLS_STR, "http,https")
         _ = ccurl_easy_setopt_string(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        switch c.redirects {
-        case .none:
-            _ = ccurl_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
-        case .follow(let max):
-            _ = ccurl_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 1)
+        _ = ccurl_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
+        if case .follow(let max) = c.redirects {
             _ = ccurl_easy_setopt_long(h, CURLOPT_MAXREDIRS, Swift.max(0, max))
         }
         _ = ccurl_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(c.connectTimeout))
@@ -186,32 +188,9 @@ final class CurlEasy {
     /// Sets the per-request options for `transfer` and takes it on.
     /// - Returns: why the request cannot be sent, or `nil` when the handle is ready to add to the multi.
     func prepare(for transfer: Transfer) -> FetchError? {
-        let h = self.handle
         let request = transfer.request
-        // An international host goes to libcurl in its ASCII form: see IDNA for why not libcurl's.
-        let url: String
-        do throws(FetchError) {
-            url = try IDNA.asciiURL(request.url) ?? request.url
-        } catch {
-            return error
-        }
-        let urlCode = ccurl_easy_setopt_string(h, CURLOPT_URL, url)
-        guard urlCode == CURLE_OK else {
-            return FetchError(curlCode: urlCode, detail: "")
-        }
-        if request.headers.isEmpty {
-            if !self.usesDefaultHeaders {
-                _ = ccurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, self.defaultHeaders.pointer)
-                self.usesDefaultHeaders = true
-                self.requestHeaders = nil
-            }
-        } else {
-            let list = CurlHeaderList(self.defaultFields.overridden(by: request.headers))
-            _ = ccurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, list.pointer)
-            self.requestHeaders = list
-            self.usesDefaultHeaders = false
-        }
-        if let error = self.setMethod(request) {
+        self.follow(request)
+        if let error = self.send(request) {
             return error
         }
         if self.configuration.httpVersion == .http2PriorKnowledge && !CurlGlobal.reusesCleartextHTTP2 {
@@ -254,14 +233,18 @@ final class CurlEasy {
         _ = ccurl_easy_getinfo_long(h, CURLINFO_RESPONSE_CODE, &status)
         var connects = 0
         _ = ccurl_easy_getinfo_long(h, CURLINFO_NUM_CONNECTS, &connects)
+        connects += self.follower?.earlierConnections ?? 0
         let code = self.resultCode
-        guard code == CURLE_OK else {
+        let timings = self.follower?.including(self.timings(queued: queued)) ?? self.timings(queued: queued)
+        guard code == CURLE_OK && self.follower?.failure == nil else {
             // A final status that arrived before the failure (a timeout mid-body, a body over the
-            // limit, a file that could not be written) stays with the error; an interim 1xx is none.
-            let error = self.failure(code)
+            // limit, a file that could not be written, a redirect not followed) stays with the
+            // error; an interim 1xx is none.
+            let error = self.follower?.failure ?? self.failure(code)
             if let details {
                 self.gather(
-                    into: details, effectiveURL: nil, newConnections: connects, timings: self.timings(queued: queued))
+                    into: details, effectiveURL: self.follower?.lastLocation, newConnections: connects,
+                    timings: timings)
             }
             var failure = FetchError(
                 kind: error.kind, message: error.message, status: status >= 200 ? status : nil, snippet: error.snippet)
@@ -269,7 +252,9 @@ final class CurlEasy {
             return (.failure(failure), nil, connects)
         }
         var effectiveURL = self.transfer?.request.url ?? ""
-        if case .follow = self.configuration.redirects {
+        if let follower = self.follower {
+            effectiveURL = follower.current.url
+        } else if case .follow = self.configuration.redirects {
             var redirects = 0
             _ = ccurl_easy_getinfo_long(h, CURLINFO_REDIRECT_COUNT, &redirects)
             var url: UnsafeMutablePointer<CChar>? = nil
@@ -279,7 +264,6 @@ final class CurlEasy {
         }
         var version = 0
         _ = ccurl_easy_getinfo_long(h, CURLINFO_HTTP_VERSION, &version)
-        let timings = self.timings(queued: queued)
         if let details {
             self.gather(into: details, effectiveURL: effectiveURL, newConnections: connects, timings: timings)
         }
@@ -339,6 +323,7 @@ final class CurlEasy {
     /// Forgets the finished transfer; keeps the options that do not change between requests.
     func reset() {
         self.transfer = nil
+        self.follower = nil
         self.resultCode = CURLE_OK
         self.receiver.pointee.reset()
         self.upload.pointee.close()
