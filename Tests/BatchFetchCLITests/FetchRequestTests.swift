@@ -99,8 +99,9 @@ struct FetchRequestTests {
         try await TestHTTPServer.with { server in
             let url = "\(server.baseURL)/request"
             let cases: [(arguments: [String], says: String)] = [
-                (["-X", "post"], "is not one of GET, HEAD"),
-                (["-X", "BREW"], "'BREW' is not one of"),
+                (["-X", "GET /x"], "-X/--method: 'GET /x' is not a method (a method is one token"),
+                (["-X", "PUT\r\nX-Injected: 1"], #"'PUT\r\nX-Injected: 1' is not a method"#),
+                (["-X", ""], "'' is not a method"),
                 (["-d", "a", "--json", "{}"], "give the body with one of"),
                 (["-d", "@/no/such/file"], "cannot read /no/such/file"),
                 (["--data-binary", "@-"], "standard input carries the requests"),

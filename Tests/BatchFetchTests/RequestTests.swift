@@ -50,6 +50,29 @@ struct RequestTests {
         #expect(HeaderField(name: "X", value: "a\rb").validationError()?.kind == .invalidHeader)
     }
 
+    @Test func aBareNameRemovesAndASemicolonSendsAnEmptyValueAsInCurl() throws {
+        #expect(try HeaderField(parsing: "Accept:") == .removal("Accept"))
+        #expect(try HeaderField(parsing: "Accept: \t") == .removal("Accept"))
+        #expect(try HeaderField(parsing: "X-Empty;") == HeaderField(name: "X-Empty", value: ""))
+        #expect(try HeaderField(parsing: "X-Empty;").removes == false)
+        #expect(try HeaderField(parsing: "X-A: b;") == HeaderField(name: "X-A", value: "b;"))
+        #expect(throws: FetchError.self) { try HeaderField(parsing: "X-Half;value") }
+        #expect(throws: FetchError.self) { try HeaderField(parsing: ";") }
+    }
+
+    @Test func methodsAreTokensSentAsGivenAndOnlyRFC9110sAreIdempotent() {
+        for text in ["PROPFIND", "QUERY", "put", "M-SEARCH", "GET"] {
+            #expect(Request.Method(rawValue: text)?.rawValue == text)
+        }
+        for text in ["", "GET /", "PUT\r\n", "A\tB", "DÉL"] {
+            #expect(Request.Method(rawValue: text) == nil, "\(text)")
+        }
+        #expect(Request.Method(rawValue: "PUT") == .put)
+        #expect(Request.Method.put.isIdempotent && Request.Method.delete.isIdempotent)
+        #expect(!Request.Method(rawValue: "put")!.isIdempotent, "methods are case-sensitive")
+        #expect(!Request.Method(rawValue: "PROPFIND")!.isIdempotent && !Request.Method.patch.isIdempotent)
+    }
+
     @Test func credentialsAreRedactedFromURLs() {
         #expect("http://user:pw@host/x".redactedURL == "http://user:***@host/x")
         #expect("https://h/p?api_key=abc&c=Cocktail".redactedURL == "https://h/p?api_key=***&c=Cocktail")

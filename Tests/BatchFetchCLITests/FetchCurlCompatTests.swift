@@ -1,0 +1,59 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `fetch` where curl sets the expectation: its header syntax, any method token, and the record
+/// and exit status where a request never reached the wire.
+@Suite(.serialized)
+struct FetchCurlCompatTests {
+    private let requests = FetchRequestTests()
+
+    /// The request heads a raw recorder saw, as text.
+    private func heads(_ recorder: RawRequestRecorder) -> [String] {
+        recorder.heads.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// curl's `-H`: `Name:` removes a field libcurl or batchfetch adds, `Name;` sends it empty.
+    @Test func aBareNameRemovesAFieldAndASemicolonSendsItEmpty() async throws {
+        try await RawRequestRecorder.with { recorder in
+            let (status, _, output) = try await self.requests.run(
+                ["-H", "Accept:", "-H", "User-Agent:", "-H", "X-Empty;", "-H", "X-Gone:  ", recorder.baseURL + "/h"])
+            #expect(status == 0, "\(output)")
+            let head = try #require(self.heads(recorder).first)
+            let fields = head.split(separator: "\r\n").dropFirst().map { String($0) }
+            #expect(fields.contains("X-Empty:"), "\(fields)")
+            #expect(!fields.contains { $0.lowercased().hasPrefix("accept:") }, "\(fields)")
+            #expect(!fields.contains { $0.lowercased().hasPrefix("user-agent") }, "\(fields)")
+            #expect(!fields.contains { $0.lowercased().hasPrefix("x-gone") }, "\(fields)")
+            #expect(fields.contains { $0.lowercased().hasPrefix("accept-encoding: ") }, "only what was named goes")
+        }
+    }
+
+    @Test func aHeaderWithNeitherColonNorFinalSemicolonIsAUsageError() async throws {
+        let output = try await Executable.batchfetch().runOffPool(
+            ["fetch", "-q", "-H", "X-Half;value", "http://127.0.0.1:1/"])
+        #expect(output.status == 2, "\(output)")
+        #expect(output.stderr.contains("header 'X-Half;value' has no ':'"), "\(output)")
+    }
+
+    /// Any RFC 9110 token is a method, sent as given: curl sends `-X put` as `put`.
+    @Test func anyMethodTokenIsSentAsGiven() async throws {
+        try await RawRequestRecorder.with { recorder in
+            let url = recorder.baseURL + "/m"
+            let lines = [
+                #"{"url":"\#(url)?1","method":"put","body_text":"x"}"#,
+                #"{"url":"\#(url)?2","method":"QUERY","body_text":"q"}"#,
+                #"{"url":"\#(url)?3","method":"M-SEARCH"}"#,
+            ]
+            let (status, records, output) = try await self.requests.run(
+                ["-X", "PROPFIND", "--order", "input", url + "?0"] + lines)
+            #expect(status == 0, "\(output)")
+            #expect(records.count == 4 && records.allSatisfy { $0["ok"] as? Bool == true }, "\(output)")
+            let sent = Set(recorder.requestLines.map { String(decoding: $0, as: UTF8.self) })
+            #expect(
+                sent == [
+                    "PROPFIND /m?0 HTTP/1.1", "put /m?1 HTTP/1.1", "QUERY /m?2 HTTP/1.1", "M-SEARCH /m?3 HTTP/1.1",
+                ])
+        }
+    }
+}
