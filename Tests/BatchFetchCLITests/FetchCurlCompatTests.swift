@@ -56,4 +56,20 @@ struct FetchCurlCompatTests {
                 ])
         }
     }
+
+    /// A POST answered 503 without `Retry-After` is not sent again; its record says why.
+    @Test func aWriteNotRetriedAfterA503SaysWhy() async throws {
+        try await TestHTTPServer.with { server in
+            let url = "\(server.baseURL)/flaky?key=post&fail=1&status=503"
+            let output = try await Executable.batchfetch().runOffPool(["fetch", "-q", "-d", "x=1", url])
+            #expect(output.status == 1, "\(output)")
+            let error = try #require(try output.records().first?["error"] as? [String: Any])
+            let message = error["message"] as? String ?? ""
+            #expect(
+                message.hasPrefix("HTTP status 503; not retried: the server may have processed this POST"), "\(message)"
+            )
+            #expect(message.contains("--retry-all-methods"), "\(message)")
+            #expect(server.snapshot.arrivals["/flaky?key=post"]?.count == 1)
+        }
+    }
 }
