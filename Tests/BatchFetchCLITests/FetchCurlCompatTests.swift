@@ -72,4 +72,19 @@ struct FetchCurlCompatTests {
             #expect(server.snapshot.arrivals["/flaky?key=post"]?.count == 1)
         }
     }
+
+    /// A request whose body file cannot be opened is never sent: its record says 0 attempts.
+    @Test func aMissingBodyFileIsARecordOfNoAttempt() async throws {
+        try await TestHTTPServer.with { server in
+            let line = #"{"url":"\#(server.baseURL)/request","method":"PUT","body_file":"/no/such/body.bin"}"#
+            let (status, records, output) = try await self.requests.run(["--fields", "attempts", line])
+            #expect(status == 1, "\(output)")
+            let record = try #require(records.first)
+            #expect((record["error"] as? [String: Any])?["kind"] as? String == "invalidRequest", "\(record)")
+            #expect(record["attempts"] as? Int == 0, "\(record)")
+            #expect(record["total_ms"] is NSNull, "\(record)")
+            #expect((record["attempt_log"] as? [Any])?.isEmpty == true, "\(record)")
+            #expect(server.arrivals.isEmpty)
+        }
+    }
 }
