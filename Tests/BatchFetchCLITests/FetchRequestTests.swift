@@ -108,6 +108,8 @@ struct FetchRequestTests {
                 (["-u", "no-colon-secret"], "-u/--user takes USER:PASSWORD"),
                 (["--input-format", "xml"], "input-format"),
                 (["--proxy", "http://p\r\n:1"], "--proxy must not contain control characters"),
+                (["--proxy", "ftp://127.0.0.1:21"], "--proxy: the proxy's scheme 'ftp' is not one libcurl speaks"),
+                (["--proxy", "gopher://p:70"], "scheme 'gopher'"),
             ]
             for (arguments, says) in cases {
                 let output = try await Executable.batchfetch().runOffPool(["fetch", "-q"] + arguments + [url])

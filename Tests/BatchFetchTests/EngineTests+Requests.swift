@@ -210,4 +210,16 @@ extension EngineCacheTests {
             #expect(server.snapshot.arrivals["/cached"]?.count == 2)
         }
     }
+
+    /// A proxy scheme libcurl cannot speak to a proxy with fails the engine at start, not every request.
+    @Test func aProxyOfAnUnsupportedSchemeIsAnInvalidConfiguration() {
+        var configuration = Engine.Configuration()
+        configuration.proxy = "ftp://user:secret@127.0.0.1:21"
+        let error = #expect(throws: FetchError.self) { try Engine(configuration: configuration) }
+        #expect(error?.kind == .invalidConfiguration)
+        #expect(error?.message.contains("scheme 'ftp'") == true && error?.message.contains("secret") == false)
+        for proxy in ["", "127.0.0.1:1", "http://127.0.0.1:1", "SOCKS5H://127.0.0.1:1", "https://p:1"] {
+            #expect(Engine.Configuration.problem(withProxy: proxy) == nil, "\(proxy)")
+        }
+    }
 }
