@@ -87,4 +87,21 @@ struct FetchCurlCompatTests {
             #expect(server.arrivals.isEmpty)
         }
     }
+
+    /// A URL list saved with a byte order mark (as some Windows editors write): the mark is not part
+    /// of the first URL, from a file or from standard input; one later in the input is.
+    @Test func aByteOrderMarkBeforeTheFirstLineIsSkipped() async throws {
+        let directory = try ScratchDirectory("fetch-bom")
+        try await TestHTTPServer.with { server in
+            let text = "\u{FEFF}\(server.baseURL)/ok?a\r\n\(server.baseURL)/ok?b\n\u{FEFF}\(server.baseURL)/ok?c\n"
+            let file = directory.path("urls.txt")
+            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+            for (arguments, stdin) in [(["-i", file], nil), (["-i", "-"], text)] as [([String], String?)] {
+                let (status, records, output) = try await self.requests.run(arguments, stdin: stdin)
+                #expect(status == 1, "\(output)")
+                #expect(records.map { $0["ok"] as? Bool } == [true, true, false], "\(arguments): \(output)")
+                #expect(records.first?["url"] as? String == "\(server.baseURL)/ok?a", "\(arguments)")
+            }
+        }
+    }
 }
