@@ -223,7 +223,8 @@ extension Request {
 
 extension String {
     /// The URL with any user-info password and credential-like query values (`key`, `token`,
-    /// `api_key`, `apikey`, `access_token`, `password`, `secret`, `sig`, `signature`) replaced by
+    /// `api_key`, `apikey`, `access_token`, `password`, `secret`, `sig`, `signature`,
+    /// `client_secret`, `refresh_token`, `X-Amz-Signature`, `X-Amz-Security-Token`) replaced by
     /// `***`, for logs, records and error messages.
     ///
     /// Works on UTF-8 bytes and returns `self` untouched (no copy) when there is nothing to hide,
@@ -278,7 +279,7 @@ extension String {
             // The length test first: most query names cannot be a sensitive one, and then no
             // String is built for them.
             if let eq = bytes[pairStart..<pairEnd].firstIndex(of: UInt8(ascii: "=")),
-                eq - pairStart <= 12, (String.sensitiveNameLengths >> (eq - pairStart)) & 1 == 1,
+                eq - pairStart < Int.bitWidth, (String.sensitiveNameLengths >> (eq - pairStart)) & 1 == 1,
                 String.sensitiveQueryNames.contains(String(decoding: bytes[pairStart..<eq], as: UTF8.self).lowercased())
             {
                 spans.append((eq + 1 - start)..<(pairEnd - start))
@@ -288,8 +289,11 @@ extension String {
         return spans
     }
 
+    /// Lower-case; compared without case. OAuth's client and refresh secrets, and the parts of
+    /// an S3 presigned URL that sign it or carry a session's token, are credentials too.
     private static let sensitiveQueryNames: Set<String> = [
         "key", "token", "api_key", "apikey", "access_token", "password", "secret", "sig", "signature",
+        "client_secret", "refresh_token", "x-amz-signature", "x-amz-security-token",
     ]
     /// Bit n set when some name in ``sensitiveQueryNames`` is n bytes long.
     private static let sensitiveNameLengths: Int = sensitiveQueryNames.reduce(0) { $0 | (1 << $1.utf8.count) }

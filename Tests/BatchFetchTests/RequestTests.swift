@@ -77,10 +77,17 @@ struct RequestTests {
         #expect("http://user:pw@host/x".redactedURL == "http://user:***@host/x")
         #expect("https://h/p?api_key=abc&c=Cocktail".redactedURL == "https://h/p?api_key=***&c=Cocktail")
         #expect("https://h/p?c=Shot#frag".redactedURL == "https://h/p?c=Shot#frag")
-        for name in ["key", "TOKEN", "api_key", "ApiKey", "access_token", "password", "secret", "sig", "signature"] {
+        let presigned = "https://b.s3.amazonaws.com/o?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=ab12&X-Amz-Expires=60"
+        #expect(
+            presigned.redactedURL
+                == "https://b.s3.amazonaws.com/o?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=***&X-Amz-Expires=60")
+        for name in [
+            "key", "TOKEN", "api_key", "ApiKey", "access_token", "password", "secret", "sig", "signature",
+            "client_secret", "refresh_token", "X-Amz-Signature", "x-amz-security-token",
+        ] {
             #expect("https://h/p?i=1&\(name)=v&x=2".redactedURL == "https://h/p?i=1&\(name)=***&x=2", "\(name)")
         }
-        for name in ["keys", "tokens", "signatures", "k"] {
+        for name in ["keys", "tokens", "signatures", "k", "client_id", "X-Amz-Credential", "X-Amz-Expires"] {
             #expect("https://h/p?\(name)=v".redactedURL == "https://h/p?\(name)=v", "\(name)")
         }
     }
