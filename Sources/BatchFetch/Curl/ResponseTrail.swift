@@ -3,11 +3,12 @@ internal import CSSL
 import Foundation
 
 /// What each response of one transfer said as its status line arrived, kept for
-/// ``TransferDetails``: the redirects libcurl followed and the TLS session the last response came
-/// over.
+/// ``TransferDetails``: the redirects followed and the TLS session the last response came over.
 ///
-/// libcurl follows redirects itself (`CURLOPT_FOLLOWLOCATION`) and hands the header callback every
-/// response's status line, interim and redirect ones included. While a response's status line is
+/// libcurl follows a GET's or HEAD's redirects itself (`CURLOPT_FOLLOWLOCATION`) and hands the
+/// header callback every response's status line, interim and redirect ones included; the
+/// redirects of other requests are followed hop by hop by their handle (``RedirectFollower``),
+/// which tells the trail each time (``followed(to:)``). While a response's status line is
 /// handed over, `CURLINFO_EFFECTIVE_URL` is that response's URL (libcurl moves it to the next hop
 /// only when it follows), and the transfer still holds its connection, whose SSL object is gone
 /// once the transfer ends. So both are read there, once per response, and only when asked for.
