@@ -3,23 +3,50 @@
 /// Requests are values; two requests with the same method, URL, headers and body are the same
 /// request, which is what the engine's de-duplication keys on.
 public struct Request: Sendable, Hashable {
-    /// The HTTP methods batchfetch sends.
-    public enum Method: String, Sendable, Hashable, CaseIterable {
-        case get = "GET"
-        case head = "HEAD"
-        case post = "POST"
-        case put = "PUT"
-        case delete = "DELETE"
-        case patch = "PATCH"
-        case options = "OPTIONS"
+    /// An HTTP method: any RFC 9110 token, sent as given (methods are case-sensitive, so `put` is
+    /// sent as `put`, as curl sends it, and is not `PUT`).
+    public struct Method: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+
+        /// The method `rawValue` names; `nil` unless it is a token (letters, digits and
+        /// ``!#$%&'*+-.^_`|~``): a space, CR or LF would break the request line.
+        public init?(rawValue: String) {
+            guard !rawValue.isEmpty, rawValue.utf8.allSatisfy(HeaderField.isTokenByte) else {
+                return nil
+            }
+            self.rawValue = rawValue
+        }
+
+        private init(known: String) {
+            self.rawValue = known
+        }
+
+        public static let get = Method(known: "GET")
+        public static let head = Method(known: "HEAD")
+        public static let post = Method(known: "POST")
+        public static let put = Method(known: "PUT")
+        public static let delete = Method(known: "DELETE")
+        public static let patch = Method(known: "PATCH")
+        public static let options = Method(known: "OPTIONS")
+        public static let trace = Method(known: "TRACE")
 
         /// Whether sending the request twice has the same effect as sending it once (RFC 9110 §9.2.2),
-        /// which decides whether a failure after the request may have been sent is retried.
+        /// which decides whether a failure after the request may have been sent is retried. Only
+        /// the methods RFC 9110 defines so: any other (`PATCH`, `PROPFIND`, `put`) is taken for a
+        /// write that must not be repeated.
         public var isIdempotent: Bool {
-            switch self {
-            case .get, .head, .put, .delete, .options: true
-            case .post, .patch: false
+            switch self.rawValue {
+            case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE": true
+            default: false
             }
+        }
+
+        public var description: String { self.rawValue }
+
+        /// Why `text` cannot be a method, for an error message.
+        package static func problem(with text: String) -> String {
+            "'\(text.debugDescription.dropFirst().dropLast())' is not a method (a method is one token: "
+                + "letters, digits and !#$%&'*+-.^_`|~, no space)"
         }
     }
 
@@ -74,81 +101,6 @@ extension Request {
         hasher.combine(self.headers)
         hasher.combine(self.body)
         hasher.combine(self.bodyFile)
-    }
-}
-
-/// One header field of a request: a name and a value.
-public struct HeaderField: Sendable, Hashable, CustomStringConvertible {
-    /// The field name, e.g. `Accept`.
-    public var name: String
-    /// The field value.
-    public var value: String
-
-    /// Creates a header field. Validation happens when a request is submitted (see ``Request/validate(maxURLLength:)``).
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
-    }
-
-    /// Parses `Name: value`, as given on a command line with `-H`.
-    ///
-    /// - Throws: ``FetchError/Kind/invalidHeader`` when there is no colon, the name is not an
-    ///   RFC 9110 token, or the value holds CR, LF or NUL (header injection).
-    public init(parsing line: String) throws(FetchError) {
-        guard let colon = line.firstIndex(of: ":") else {
-            throw FetchError(kind: .invalidHeader, message: "header '\(line)' has no ':' (expected 'Name: value')")
-        }
-        let name = String(line[..<colon])
-        let value = String(line[line.index(after: colon)...].drop(while: { $0 == " " || $0 == "\t" }))
-        self.init(name: name, value: value)
-        if let error = self.validationError() {
-            throw error
-        }
-    }
-
-    /// Sensitive names whose values are never printed (logs, errors, records).
-    package static let redactedNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "x-api-key"]
-
-    /// `Name: value`, with the value of credential-carrying fields replaced by `[redacted]`.
-    public var description: String {
-        HeaderField.redactedNames.contains(self.name.lowercased())
-            ? "\(self.name): [redacted]" : "\(self.name): \(self.value)"
-    }
-
-    /// Whether `value` holds CR, LF or NUL, which would end the field and inject what follows.
-    static func breaksTheHeaderBlock(_ value: String) -> Bool {
-        value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 })
-    }
-
-    /// Why this field may not be sent, or `nil` when it is valid.
-    func validationError() -> FetchError? {
-        if self.name.isEmpty || !self.name.utf8.allSatisfy(HeaderField.isTokenByte) {
-            return FetchError(
-                kind: .invalidHeader,
-                message: "header name '\(self.name)' is not a valid token (letters, digits and !#$%&'*+-.^_`|~)"
-            )
-        }
-        if HeaderField.breaksTheHeaderBlock(self.value) {
-            return FetchError(
-                kind: .invalidHeader,
-                message: "header '\(self.name)' has CR, LF or NUL in its value (header injection refused)"
-            )
-        }
-        return nil
-    }
-
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
     }
 }
 
@@ -271,7 +223,8 @@ extension Request {
 
 extension String {
     /// The URL with any user-info password and credential-like query values (`key`, `token`,
-    /// `api_key`, `apikey`, `access_token`, `password`, `secret`, `sig`, `signature`) replaced by
+    /// `api_key`, `apikey`, `access_token`, `password`, `secret`, `sig`, `signature`,
+    /// `client_secret`, `refresh_token`, `X-Amz-Signature`, `X-Amz-Security-Token`) replaced by
     /// `***`, for logs, records and error messages.
     ///
     /// Works on UTF-8 bytes and returns `self` untouched (no copy) when there is nothing to hide,
@@ -326,7 +279,7 @@ extension String {
             // The length test first: most query names cannot be a sensitive one, and then no
             // String is built for them.
             if let eq = bytes[pairStart..<pairEnd].firstIndex(of: UInt8(ascii: "=")),
-                eq - pairStart <= 12, (String.sensitiveNameLengths >> (eq - pairStart)) & 1 == 1,
+                eq - pairStart < Int.bitWidth, (String.sensitiveNameLengths >> (eq - pairStart)) & 1 == 1,
                 String.sensitiveQueryNames.contains(String(decoding: bytes[pairStart..<eq], as: UTF8.self).lowercased())
             {
                 spans.append((eq + 1 - start)..<(pairEnd - start))
@@ -336,8 +289,11 @@ extension String {
         return spans
     }
 
+    /// Lower-case; compared without case. OAuth's client and refresh secrets, and the parts of
+    /// an S3 presigned URL that sign it or carry a session's token, are credentials too.
     private static let sensitiveQueryNames: Set<String> = [
         "key", "token", "api_key", "apikey", "access_token", "password", "secret", "sig", "signature",
+        "client_secret", "refresh_token", "x-amz-signature", "x-amz-security-token",
     ]
     /// Bit n set when some name in ``sensitiveQueryNames`` is n bytes long.
     private static let sensitiveNameLengths: Int = sensitiveQueryNames.reduce(0) { $0 | (1 << $1.utf8.count) }
@@ -355,15 +311,4 @@ where Bytes.Index == Int {
         end += 1
     }
     return end
-}
-
-extension [HeaderField] {
-    /// These fields with `fields` added after them, replacing those of the same name (any case).
-    func overridden(by fields: [HeaderField]) -> [HeaderField] {
-        guard !fields.isEmpty else {
-            return self
-        }
-        let names = Set(fields.map { $0.name.lowercased() })
-        return self.filter { !names.contains($0.name.lowercased()) } + fields
-    }
 }

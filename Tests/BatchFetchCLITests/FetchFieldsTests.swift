@@ -103,6 +103,20 @@ struct FetchFieldsTests {
             #expect(unfollowed[0]?["status"] as? Int == 302)
             #expect((unfollowed[0]?["redirects"] as? [Any])?.isEmpty == true)
             #expect(unfollowed[0]?["final_url"] as? String == plain)
+
+            // Refused (a file: Location), by libcurl for a GET and by batchfetch for a PUT: the
+            // refused redirect is the last hop and final_url the URL it named, as after any hop.
+            let refused = "\(server.baseURL)/redirect?to=" + Self.escaped("file:///etc/passwd")
+            let put = #"{"url":"\#(refused)","method":"PUT","body_text":"x"}"#
+            let (_, stopped) = try await self.fetch(["--follow", "--fields", "redirects", refused, put])
+            #expect(stopped.count == 2)
+            for record in stopped.values {
+                #expect((record["error"] as? [String: Any])?["kind"] as? String == "unsupportedScheme")
+                #expect(record["status"] as? Int == 302)
+                let hops = record["redirects"] as? [[String: Any]] ?? []
+                #expect(hops.map { $0["url"] as? String } == [refused] && hops.map { $0["status"] as? Int } == [302])
+                #expect(record["final_url"] as? String == "file:///etc/passwd")
+            }
         }
     }
 

@@ -107,9 +107,13 @@ struct FetchRequestLinesTests {
             let json = #"{"url":"\#(url)"}"#
             let (_, asURL, _) = try await self.requests.run(["--input-format", "urls"], stdin: json)
             #expect(self.kind(asURL.first) == "invalidURL")
-            let (_, asJSON, _) = try await self.requests.run(["--input-format", "jsonl"], stdin: url)
+            let (_, asJSON, _) = try await self.requests.run(
+                ["--input-format", "jsonl"], stdin: "  \(url)?token=t0k \n{\"id\":1}\n")
             #expect(self.kind(asJSON.first) == "invalidRequest")
             #expect(self.message(asJSON.first).contains("not a JSON object"))
+            // The line's text stays its record's URL (redacted as any URL); a JSON line without one has none.
+            #expect(asJSON.first?["url"] as? String == "\(url)?token=***", "\(asJSON)")
+            #expect(asJSON.last?["url"] as? String == "", "\(asJSON)")
             let target = #"{"method":"POST","url":"\#(url)","body":"aGk=","header":{"X-V":["1","2"]}}"#
             let (status, vegeta, output) = try await self.requests.run(["--input-format", "vegeta"], stdin: target)
             #expect(status == 0, "\(output)")

@@ -71,18 +71,45 @@ struct FetchRequestTests {
         }
     }
 
+    /// `-L` as curl's `--follow`: a 303 makes a GET without the body or its `Content-Type`; a
+    /// 302 or 307 repeats a PUT or DELETE whole.
+    @Test func followedRedirectsChangeTheMethodOnlyWhereRFC9110Says() async throws {
+        try await TestHTTPServer.with { server in
+            let url = { (status: Int) in "\(server.baseURL)/redirect?status=\(status)&to=%2Frequest" }
+            let cases: [(arguments: [String], method: String, body: String, type: [String])] = [
+                (["-X", "PUT", "--json", #"{"a":1}"#, url(303)], "GET", "", []),
+                (["-X", "PUT", "--json", #"{"a":1}"#, url(302)], "PUT", #"{"a":1}"#, ["application/json"]),
+                (["-X", "DELETE", url(303)], "GET", "", []),
+                (["-X", "DELETE", url(307)], "DELETE", "", []),
+                (["-d", "x=1", url(301)], "GET", "", []),
+                (["-d", "x=1", url(308)], "POST", "x=1", ["application/x-www-form-urlencoded"]),
+            ]
+            for (arguments, method, body, type) in cases {
+                let (status, records, output) = try await self.run(["-L"] + arguments)
+                #expect(status == 0, "\(arguments): \(output)")
+                let seen = try Seen(records.first)
+                #expect(seen.method == method, "\(arguments)")
+                #expect(seen.body == body, "\(arguments)")
+                #expect(seen.header("Content-Type") == type, "\(arguments)")
+            }
+        }
+    }
+
     @Test func badRequestFlagsAreUsageErrorsBeforeAnyRequest() async throws {
         try await TestHTTPServer.with { server in
             let url = "\(server.baseURL)/request"
             let cases: [(arguments: [String], says: String)] = [
-                (["-X", "post"], "is not one of GET, HEAD"),
-                (["-X", "BREW"], "'BREW' is not one of"),
+                (["-X", "GET /x"], "-X/--method: 'GET /x' is not a method (a method is one token"),
+                (["-X", "PUT\r\nX-Injected: 1"], #"'PUT\r\nX-Injected: 1' is not a method"#),
+                (["-X", ""], "'' is not a method"),
                 (["-d", "a", "--json", "{}"], "give the body with one of"),
                 (["-d", "@/no/such/file"], "cannot read /no/such/file"),
                 (["--data-binary", "@-"], "standard input carries the requests"),
                 (["-u", "no-colon-secret"], "-u/--user takes USER:PASSWORD"),
                 (["--input-format", "xml"], "input-format"),
                 (["--proxy", "http://p\r\n:1"], "--proxy must not contain control characters"),
+                (["--proxy", "ftp://127.0.0.1:21"], "--proxy: the proxy's scheme 'ftp' is not one libcurl speaks"),
+                (["--proxy", "gopher://p:70"], "scheme 'gopher'"),
             ]
             for (arguments, says) in cases {
                 let output = try await Executable.batchfetch().runOffPool(["fetch", "-q"] + arguments + [url])

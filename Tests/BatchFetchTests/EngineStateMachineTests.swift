@@ -39,6 +39,8 @@ struct EngineStateMachineTests {
         harness.deliver()
         #expect(harness.record.results.map(\.error?.kind) == [.other])
         #expect(harness.record.results.map(\.index) == [0])
+        #expect(harness.record.results.map(\.attempts) == [0], "nothing was sent")
+        #expect(harness.record.results[0].totalTime == nil)
     }
 
     @Test func theRateLimitDefersAdmissionUntilTheNextToken() {

@@ -94,8 +94,10 @@ extension EngineTests {
             #expect(arrival.body == Array(bytes.prefix(1 << 20)))
             #expect(results[1].error?.kind == .invalidRequest)
             #expect(results[1].error?.message.contains("missing.bin: cannot open it") == true)
-            #expect(results[1].attempts == 0 || results[1].attempts == 1)
+            // Nothing was sent: no attempt, and no time.
+            #expect(results[1].attempts == 0 && results[1].totalTime == nil)
             #expect(results[2].error?.message.contains("not a regular file") == true)
+            #expect(results[2].attempts == 0)
             #expect(results[3].error?.kind == .invalidRequest)
             #expect(server.snapshot.requests == 1)
         }
@@ -206,6 +208,18 @@ extension EngineCacheTests {
             #expect(third.results.first?.response?.body == first.results.first?.response?.body)
             // The GET, then the POST; never the cached GET again.
             #expect(server.snapshot.arrivals["/cached"]?.count == 2)
+        }
+    }
+
+    /// A proxy scheme libcurl cannot speak to a proxy with fails the engine at start, not every request.
+    @Test func aProxyOfAnUnsupportedSchemeIsAnInvalidConfiguration() {
+        var configuration = Engine.Configuration()
+        configuration.proxy = "ftp://user:secret@127.0.0.1:21"
+        let error = #expect(throws: FetchError.self) { try Engine(configuration: configuration) }
+        #expect(error?.kind == .invalidConfiguration)
+        #expect(error?.message.contains("scheme 'ftp'") == true && error?.message.contains("secret") == false)
+        for proxy in ["", "127.0.0.1:1", "http://127.0.0.1:1", "SOCKS5H://127.0.0.1:1", "https://p:1"] {
+            #expect(Engine.Configuration.problem(withProxy: proxy) == nil, "\(proxy)")
         }
     }
 }

@@ -46,8 +46,8 @@ struct RequestLineTests {
         let cases: [(line: String, says: String)] = [
             (#"{"url":"http://h","colour":"red"}"#, "unknown field 'colour'"),
             (#"{"url":42}"#, "field 'url' is not a string"),
-            (#"{"url":"http://h","method":"post"}"#, "field 'method': 'post' is not one of"),
-            (#"{"url":"http://h","method":"BREW"}"#, "field 'method': 'BREW'"),
+            (#"{"url":"http://h","method":"GET /"}"#, "field 'method': 'GET /' is not a method"),
+            (#"{"url":"http://h","method":"PUT\r\nX: 1"}"#, #"field 'method': 'PUT\r\nX: 1' is not a method"#),
             (#"{"url":"http://h","headers":{"X":1}}"#, "field 'headers': the value of 'X'"),
             (#"{"url":"http://h","headers":["X: 1"]}"#, "field 'headers' is not an object"),
             (#"{"url":"http://h","headers":{"X":["a",2]}}"#, "the value of 'X' is not an array of strings"),

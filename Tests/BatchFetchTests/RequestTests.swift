@@ -50,14 +50,44 @@ struct RequestTests {
         #expect(HeaderField(name: "X", value: "a\rb").validationError()?.kind == .invalidHeader)
     }
 
+    @Test func aBareNameRemovesAndASemicolonSendsAnEmptyValueAsInCurl() throws {
+        #expect(try HeaderField(parsing: "Accept:") == .removal("Accept"))
+        #expect(try HeaderField(parsing: "Accept: \t") == .removal("Accept"))
+        #expect(try HeaderField(parsing: "X-Empty;") == HeaderField(name: "X-Empty", value: ""))
+        #expect(try HeaderField(parsing: "X-Empty;").removes == false)
+        #expect(try HeaderField(parsing: "X-A: b;") == HeaderField(name: "X-A", value: "b;"))
+        #expect(throws: FetchError.self) { try HeaderField(parsing: "X-Half;value") }
+        #expect(throws: FetchError.self) { try HeaderField(parsing: ";") }
+    }
+
+    @Test func methodsAreTokensSentAsGivenAndOnlyRFC9110sAreIdempotent() {
+        for text in ["PROPFIND", "QUERY", "put", "M-SEARCH", "GET"] {
+            #expect(Request.Method(rawValue: text)?.rawValue == text)
+        }
+        for text in ["", "GET /", "PUT\r\n", "A\tB", "DÉL"] {
+            #expect(Request.Method(rawValue: text) == nil, "\(text)")
+        }
+        #expect(Request.Method(rawValue: "PUT") == .put)
+        #expect(Request.Method.put.isIdempotent && Request.Method.delete.isIdempotent)
+        #expect(!Request.Method(rawValue: "put")!.isIdempotent, "methods are case-sensitive")
+        #expect(!Request.Method(rawValue: "PROPFIND")!.isIdempotent && !Request.Method.patch.isIdempotent)
+    }
+
     @Test func credentialsAreRedactedFromURLs() {
         #expect("http://user:pw@host/x".redactedURL == "http://user:***@host/x")
         #expect("https://h/p?api_key=abc&c=Cocktail".redactedURL == "https://h/p?api_key=***&c=Cocktail")
         #expect("https://h/p?c=Shot#frag".redactedURL == "https://h/p?c=Shot#frag")
-        for name in ["key", "TOKEN", "api_key", "ApiKey", "access_token", "password", "secret", "sig", "signature"] {
+        let presigned = "https://b.s3.amazonaws.com/o?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=ab12&X-Amz-Expires=60"
+        #expect(
+            presigned.redactedURL
+                == "https://b.s3.amazonaws.com/o?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=***&X-Amz-Expires=60")
+        for name in [
+            "key", "TOKEN", "api_key", "ApiKey", "access_token", "password", "secret", "sig", "signature",
+            "client_secret", "refresh_token", "X-Amz-Signature", "x-amz-security-token",
+        ] {
             #expect("https://h/p?i=1&\(name)=v&x=2".redactedURL == "https://h/p?i=1&\(name)=***&x=2", "\(name)")
         }
-        for name in ["keys", "tokens", "signatures", "k"] {
+        for name in ["keys", "tokens", "signatures", "k", "client_id", "X-Amz-Credential", "X-Amz-Expires"] {
             #expect("https://h/p?\(name)=v".redactedURL == "https://h/p?\(name)=v", "\(name)")
         }
     }

@@ -97,9 +97,13 @@ struct RetryPolicyTests {
             gaveUp(status: 429, retryAfter: .seconds(61))
                 == .retryAfterTooLong(requested: .seconds(61), limit: .seconds(60)))
         #expect(gaveUp(status: 503) == nil, "retried, not kept")
+        #expect(gaveUp(method: .post, status: 503) == .notIdempotent(method: .post))
+        #expect(gaveUp(method: .patch, error: .transport) == .notIdempotent(method: .patch))
+        #expect(gaveUp(method: .post, status: 404) == nil, "not worth retrying for any method")
+        #expect(gaveUp(RetryPolicy(maxRetries: 0), method: .post, status: 503) == nil)
         // Outcomes not worth retrying, and retries turned off, need no reason.
         #expect(gaveUp(attempt: 4, status: 404) == nil)
-        #expect(gaveUp(attempt: 4, method: .post, status: 500) == nil)
+        #expect(gaveUp(attempt: 4, method: .post, status: 500) == .notIdempotent(method: .post), "a write says why")
         #expect(gaveUp(RetryPolicy.none, status: 503) == nil)
     }
 

@@ -83,12 +83,14 @@ struct SecurityDefaultsTests {
                 "http://user:s3cret-userinfo@127.0.0.1:\(server.port)/ok", "\(base)/hang?access_token=s3cret-query-3",
                 "http://127.0.0.1:1/?key=s3cret-query-4", "\(base)/loop?apikey=s3cret-query-5",
                 "htp:/broken?password=s3cret-query-6", "\(base)/redirect?to=file:///x&secret=s3cret-query-7",
+                "\(base)/status/500?client_secret=s3cret-query-8", "\(base)/nothere?X-Amz-Signature=s3cret-query-9",
             ]
             let output = try Executable.batchfetch().run(
                 [
                     "fetch", "-H", "Authorization: Bearer s3cret-bearer", "-H", "X-Api-Key: s3cret-header",
                     "-H", "Cookie: session=s3cret-cookie", "--timeout", "1", "--retries", "0", "--follow=2",
                     "--progress", "always", "--stats", directory.path("stats.json"), "--body", "none",
+                    "--fields", "redirects,attempts",
                 ] + urls, deadline: 30)
             #expect(!output.hung)
             #expect(output.status == 1)

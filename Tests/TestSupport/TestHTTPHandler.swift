@@ -92,7 +92,8 @@ final class TestHTTPHandler: ChannelInboundHandler {
             self.flaky(
                 context: context, key: query["key"] ?? "", fail: 1, status: 429, retryAfter: query["after"] ?? "1")
         case "/redirect", "/loop":
-            self.respond(context: context, status: .found, body: "", headers: [("Location", query["to"] ?? path)])
+            let status = HTTPResponseStatus(statusCode: Int(query["status"] ?? "") ?? 302)
+            self.respond(context: context, status: status, body: "", headers: [("Location", query["to"] ?? path)])
         case "/bytes":
             let count = Int(query["n"] ?? "") ?? 0
             self.respondBytes(

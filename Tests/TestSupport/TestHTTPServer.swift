@@ -17,7 +17,8 @@ import Synchronization
 /// - `/flaky?key=K&fail=N&status=S&retryAfter=R` — the first N requests for K get S (default 503,
 ///   with `Retry-After: R` when given), later ones 200
 /// - `/throttle?key=K&after=R` — `/flaky?key=K&fail=1&status=429&retryAfter=R` (R default 1)
-/// - `/redirect?to=URL` — 302 to URL (to itself without `to`); `/loop` — 302 to itself
+/// - `/redirect?to=URL&status=S` — S (default 302) to URL (to itself without `to`); `/loop` — 302
+///   to itself
 /// - `/bytes?n=N&mode=length|chunked|close` — N bytes, framed by Content-Length (the default),
 ///   chunked, or by closing the connection
 /// - `/binary?n=N&seed=S&type=T` — N bytes of every value (never valid UTF-8), as T (image/jpeg)

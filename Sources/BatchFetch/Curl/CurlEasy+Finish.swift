@@ -16,14 +16,18 @@ extension CurlEasy {
         _ = ccurl_easy_getinfo_long(h, CURLINFO_RESPONSE_CODE, &status)
         var connects = 0
         _ = ccurl_easy_getinfo_long(h, CURLINFO_NUM_CONNECTS, &connects)
+        connects += self.follower?.earlierConnections ?? 0
         let code = self.resultCode
-        guard code == CURLE_OK else {
+        let timings = self.follower?.including(self.timings(queued: queued)) ?? self.timings(queued: queued)
+        guard code == CURLE_OK && self.follower?.failure == nil else {
             // A final status that arrived before the failure (a timeout mid-body, a body over the
-            // limit, a file that could not be written) stays with the error; an interim 1xx is none.
-            let error = self.failure(code)
+            // limit, a file that could not be written, a redirect not followed) stays with the
+            // error; an interim 1xx is none.
+            let error = self.follower?.failure ?? self.failure(code)
             if let details {
                 self.gather(
-                    into: details, effectiveURL: nil, newConnections: connects, timings: self.timings(queued: queued))
+                    into: details, effectiveURL: self.follower?.lastLocation, newConnections: connects,
+                    timings: timings)
             }
             var failure = FetchError(
                 kind: error.kind, message: error.message, status: status >= 200 ? status : nil, snippet: error.snippet)
@@ -38,7 +42,9 @@ extension CurlEasy {
             return (.failure(failure), nil, connects)
         }
         var effectiveURL = self.transfer?.request.url ?? ""
-        if case .follow = self.configuration.redirects {
+        if let follower = self.follower {
+            effectiveURL = follower.current.url
+        } else if case .follow = self.configuration.redirects {
             var redirects = 0
             _ = ccurl_easy_getinfo_long(h, CURLINFO_REDIRECT_COUNT, &redirects)
             var url: UnsafeMutablePointer<CChar>? = nil
@@ -48,7 +54,6 @@ extension CurlEasy {
         }
         var version = 0
         _ = ccurl_easy_getinfo_long(h, CURLINFO_HTTP_VERSION, &version)
-        let timings = self.timings(queued: queued)
         if let details {
             self.gather(into: details, effectiveURL: effectiveURL, newConnections: connects, timings: timings)
         }

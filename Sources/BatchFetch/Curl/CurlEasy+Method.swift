@@ -1,6 +1,25 @@
 internal import CCurl
 
 extension CurlEasy {
+    /// Sets the URL, the header fields (but those named in `removing`, lower-case) and the method
+    /// and body of `request`: the transfer's own, or a redirect's next hop.
+    func send(_ request: Request, removing: Set<String> = []) -> FetchError? {
+        let h = self.rawHandle
+        // An international host goes to libcurl in its ASCII form: see IDNA for why not libcurl's.
+        let url: String
+        do throws(FetchError) {
+            url = try IDNA.asciiURL(request.url) ?? request.url
+        } catch {
+            return error
+        }
+        let urlCode = ccurl_easy_setopt_string(h, CURLOPT_URL, url)
+        guard urlCode == CURLE_OK else {
+            return FetchError(curlCode: urlCode, detail: "")
+        }
+        self.setRequestHeaders(request.headers, removing: removing)
+        return self.setMethod(request)
+    }
+
     /// Sets the method and the body for `request`.
     /// - Returns: why it cannot be sent (its body file cannot be opened), or `nil`.
     func setMethod(_ request: Request) -> FetchError? {

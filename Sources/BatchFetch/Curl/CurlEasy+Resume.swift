@@ -78,17 +78,23 @@ extension CurlEasy {
 }
 
 extension CurlEasy {
-    /// Sends the default fields with `fields` over them; the default list itself when there are none.
-    func setRequestHeaders(_ fields: [HeaderField]) {
+    /// Sends the default fields with `fields` over them, but those named in `removing`
+    /// (lower-case); the default list itself when there are none.
+    func setRequestHeaders(_ fields: [HeaderField], removing: Set<String> = []) {
         let h = self.rawHandle
-        if fields.isEmpty {
+        if fields.isEmpty && removing.isEmpty {
             if !self.usesDefaultHeaders {
                 _ = ccurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, self.defaultHeaders.pointer)
                 self.usesDefaultHeaders = true
                 self.requestHeaders = nil
             }
         } else {
-            let list = CurlHeaderList(self.defaultFields.overridden(by: fields))
+            var all = self.defaultFields.overridden(by: fields)
+            if !removing.isEmpty {
+                all.removeAll { removing.contains($0.name.lowercased()) }
+            }
+            // libcurl keeps the list's pointer: the handle holds the list until the next request.
+            let list = CurlHeaderList(all)
             _ = ccurl_easy_setopt_slist(h, CURLOPT_HTTPHEADER, list.pointer)
             self.requestHeaders = list
             self.usesDefaultHeaders = false

@@ -37,6 +37,11 @@ final class CurlEasy {
     private var usesOneShotConnection = false
     /// Whether the handle carries a probe's shorter connect timeout (``setProbeConnectTimeout(_:)``).
     private var usesProbeConnectTimeout = false
+    /// Whether libcurl follows this transfer's redirects (`CURLOPT_FOLLOWLOCATION`); see
+    /// CurlEasy+Redirect.swift.
+    var libcurlFollows = false
+    /// Follows this transfer's redirects where libcurl would send them wrong; `nil` otherwise.
+    var follower: RedirectFollower?
     /// Whether the handle's last transfer asked for a range (``ResumePoint``).
     var usesRange = false
 
@@ -116,11 +121,8 @@ final class CurlEasy {
         _ = ccurl_easy_setopt_long(h, CURLOPT_BUFFERSIZE, CurlEasy.receiveBufferBytes)
         _ = ccurl_easy_setopt_string(h, CURLOPT_PROTOCOLS_STR, "http,https")
         _ = ccurl_easy_setopt_string(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        switch c.redirects {
-        case .none:
-            _ = ccurl_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
-        case .follow(let max):
-            _ = ccurl_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 1)
+        _ = ccurl_easy_setopt_long(h, CURLOPT_FOLLOWLOCATION, 0)
+        if case .follow(let max) = c.redirects {
             _ = ccurl_easy_setopt_long(h, CURLOPT_MAXREDIRS, Swift.max(0, max))
         }
         _ = ccurl_easy_setopt_long(h, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(c.connectTimeout))
@@ -188,21 +190,9 @@ final class CurlEasy {
     /// Sets the per-request options for `transfer` and takes it on.
     /// - Returns: why the request cannot be sent, or `nil` when the handle is ready to add to the multi.
     func prepare(for transfer: Transfer) -> FetchError? {
-        let h = self.handle
         let request = transfer.request
-        // An international host goes to libcurl in its ASCII form: see IDNA for why not libcurl's.
-        let url: String
-        do throws(FetchError) {
-            url = try IDNA.asciiURL(request.url) ?? request.url
-        } catch {
-            return error
-        }
-        let urlCode = ccurl_easy_setopt_string(h, CURLOPT_URL, url)
-        guard urlCode == CURLE_OK else {
-            return FetchError(curlCode: urlCode, detail: "")
-        }
-        self.setRequestHeaders(request.headers)
-        if let error = self.setMethod(request) {
+        self.follow(request)
+        if let error = self.send(request) {
             return error
         }
         self.setResume(transfer)
@@ -235,6 +225,7 @@ final class CurlEasy {
     /// Forgets the finished transfer; keeps the options that do not change between requests.
     func reset() {
         self.transfer = nil
+        self.follower = nil
         self.resultCode = CURLE_OK
         self.receiver.pointee.reset()
         self.upload.pointee.close()

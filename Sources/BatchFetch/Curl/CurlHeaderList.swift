@@ -7,12 +7,14 @@ internal import CCurl
 final class CurlHeaderList {
     private(set) var pointer: UnsafeMutablePointer<curl_slist>?
 
-    /// Builds the list; a field with an empty value is sent as `Name;`, libcurl's spelling for
-    /// "send this header with no value" (a bare `Name:` would remove it instead).
+    /// Builds the list in libcurl's spelling: a field with an empty value as `Name;` ("send this
+    /// header with no value"), one that removes (``HeaderField/removes``) as a bare `Name:`.
     init(_ fields: [HeaderField]) {
         var list: UnsafeMutablePointer<curl_slist>? = nil
         for field in fields {
-            let line = field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
+            let line =
+                field.removes
+                ? "\(field.name):" : field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)"
             // curl_slist_append copies the string; on allocation failure it returns NULL and the old
             // list stays valid, so keep the old list rather than leak it.
             if let appended = curl_slist_append(list, line) {

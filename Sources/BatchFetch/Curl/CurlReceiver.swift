@@ -161,10 +161,16 @@ struct CurlReceiver {
     /// Ready for the next transfer: header memory is kept for it, body memory not yet handed
     /// over is freed.
     mutating func reset() {
+        self.resetForHop()
+        self.trail?.reset()
+    }
+
+    /// Ready for a redirect's next hop (``RedirectFollower``): what the redirect's response sent is
+    /// dropped, what the trail learnt of it kept.
+    mutating func resetForHop() {
         self.headers.removeAll()
         self.body.deallocate()
         self.spool?.discard()
-        self.trail?.reset()
         self.bodySized = false
         self.bodyExceededLimit = false
         self.outOfMemory = false

@@ -3,11 +3,12 @@ internal import CSSL
 import Foundation
 
 /// What each response of one transfer said as its status line arrived, kept for
-/// ``TransferDetails``: the redirects libcurl followed and the TLS session the last response came
-/// over.
+/// ``TransferDetails``: the redirects followed and the TLS session the last response came over.
 ///
-/// libcurl follows redirects itself (`CURLOPT_FOLLOWLOCATION`) and hands the header callback every
-/// response's status line, interim and redirect ones included. While a response's status line is
+/// libcurl follows a GET's or HEAD's redirects itself (`CURLOPT_FOLLOWLOCATION`) and hands the
+/// header callback every response's status line, interim and redirect ones included; the
+/// redirects of other requests are followed hop by hop by their handle (``RedirectFollower``),
+/// which tells the trail each time (``followed(to:)``). While a response's status line is
 /// handed over, `CURLINFO_EFFECTIVE_URL` is that response's URL (libcurl moves it to the next hop
 /// only when it follows), and the transfer still holds its connection, whose SSL object is gone
 /// once the transfer ends. So both are read there, once per response, and only when asked for.
@@ -56,6 +57,19 @@ struct ResponseTrail {
         }
     }
 
+    /// The response that just ended was a redirect that batchfetch follows itself, to `url`
+    /// (``RedirectFollower``), or would have followed had it been allowed: it is a hop, and the
+    /// next response, the first of the next hop's request, is `url`'s.
+    mutating func followed(to url: String) {
+        guard self.kinds.contains(.redirects), self.responses > 0 else {
+            return
+        }
+        self.hops.append((self.lastURL, self.lastStatus))
+        self.lastURL = url
+        self.responses = 0
+        self.lastStatus = 0
+    }
+
     /// The last TLS version and cipher names made into Strings, by the address of libssl's static
     /// text: most transfers repeat them, and a name past 15 bytes would cost an allocation each.
     private var versionName: (text: UnsafePointer<CChar>, name: String)?
@@ -73,8 +87,18 @@ struct ResponseTrail {
     ) {
         details.timings = timings
         if self.kinds.contains(.redirects) {
-            details.redirects = self.hops.map { TransferDetails.Redirect(url: $0.url ?? requestURL, status: $0.status) }
-            details.finalURL = effectiveURL ?? Self.string(handle, CURLINFO_EFFECTIVE_URL) ?? requestURL
+            let finalURL = effectiveURL ?? Self.string(handle, CURLINFO_EFFECTIVE_URL) ?? requestURL
+            var hops = self.hops
+            // A transfer that failed after libcurl took a redirect (to a scheme it refuses, a host
+            // that does not answer) has moved its URL on: that redirect is a hop too, so that the
+            // list leads to the final URL as it does after a success.
+            if self.responses > 0 && self.lastStatus >= 300 && self.lastStatus < 400
+                && finalURL != (self.lastURL ?? requestURL)
+            {
+                hops.append((self.lastURL, self.lastStatus))
+            }
+            details.redirects = hops.map { TransferDetails.Redirect(url: $0.url ?? requestURL, status: $0.status) }
+            details.finalURL = finalURL
         }
         if self.kinds.contains(.remote) {
             details.remote = Self.remote(handle, newConnections: newConnections)

@@ -200,8 +200,7 @@ package struct RequestLine {
 
     private static func method(_ text: String) throws(FetchError) -> Request.Method {
         guard let method = Request.Method(rawValue: text) else {
-            let names = Request.Method.allCases.map(\.rawValue).joined(separator: ", ")
-            throw Self.invalid("field 'method': '\(text)' is not one of \(names) (methods are case-sensitive)")
+            throw Self.invalid("field 'method': \(Request.Method.problem(with: text))")
         }
         return method
     }

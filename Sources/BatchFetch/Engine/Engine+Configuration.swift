@@ -53,7 +53,8 @@ extension Engine {
         /// The proxy every request goes through (`CURLOPT_PROXY`, curl's `--proxy`):
         /// `http://host:port`, `socks5h://host:port`, …; `""` for none, whatever the environment
         /// says. `nil` (the default) leaves it to the environment, as curl does: `http_proxy`,
-        /// `https_proxy`, `all_proxy` and `no_proxy`.
+        /// `https_proxy`, `all_proxy` and `no_proxy`. A scheme not in ``proxySchemes`` is an
+        /// invalid configuration.
         public var proxy: String? = nil
         /// Hosts reached directly, not through a proxy (`CURLOPT_NOPROXY`, curl's `--noproxy`): a
         /// comma-separated list of host names, domains (`example.com` covers its subdomains) and
@@ -236,5 +237,25 @@ extension Engine.Configuration {
     /// carrying a cookie is never answered from the cache nor stored in it.
     var fieldsTheCacheSees: [HeaderField] {
         self.cookies == nil ? self.headers : self.headers + [HeaderField(name: "Cookie", value: "")]
+    }
+}
+
+extension Engine.Configuration {
+    /// The schemes libcurl speaks to a proxy with; a proxy named without a scheme is spoken to in HTTP.
+    public static let proxySchemes: Set<String> = ["http", "https", "socks4", "socks4a", "socks5", "socks5h"]
+
+    /// Why `proxy` cannot be used, or `nil`: a scheme libcurl cannot speak to a proxy with
+    /// (`ftp://`), which would otherwise fail every request alike. Names the scheme only, never
+    /// the rest (which may hold a password).
+    public static func problem(withProxy proxy: String) -> String? {
+        guard let separator = proxy.range(of: "://") else {
+            return nil
+        }
+        let scheme = proxy[..<separator.lowerBound].lowercased()
+        guard !Self.proxySchemes.contains(scheme) else {
+            return nil
+        }
+        return "the proxy's scheme '\(scheme)' is not one libcurl speaks to a proxy: give http, https, socks4, "
+            + "socks4a, socks5 or socks5h"
     }
 }

@@ -189,6 +189,9 @@ public final class Engine: Sendable {
         if let cookie = configuration.cookies?.header, HeaderField.breaksTheHeaderBlock(cookie) {
             return "the cookies must not contain CR, LF or NUL"
         }
+        if let proxy = configuration.proxy, let problem = Configuration.problem(withProxy: proxy) {
+            return problem
+        }
         return nil
     }
 }

@@ -257,13 +257,17 @@ extension EngineLoop {
         }
 
         /// The loop could not start the attempt ``nextAdmission(now:)`` gave it: the request ends
-        /// with `error`, unretried.
+        /// with `error`, unretried, and the attempt is not counted.
         mutating func startFailed(_ transfer: Transfer, _ error: FetchError, now: UInt64) {
             self.lastNow = max(self.lastNow, now)
             self.removeRunning(transfer)
             self.endProbe(of: transfer)
-            if self.logsAttempts {
-                Self.log(.failure(error), of: transfer, retryAfter: nil, time: nil)
+            // Nothing was sent (a body file that cannot be opened, no handle): not an attempt, nor
+            // in the attempt log, and a request none of whose attempts started has no time of its
+            // own either. The result's error says what happened.
+            transfer.attempts -= 1
+            if transfer.attempts == 0 {
+                transfer.startedAt = 0
             }
             self.finish(transfer, .failure(error), now: now)
         }

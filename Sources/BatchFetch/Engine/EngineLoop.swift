@@ -159,6 +159,13 @@ final class EngineLoop {
         guard let transfer = easy.transfer else {
             preconditionFailure("completed easy handle carries no transfer")
         }
+        // A redirect the handle follows itself: the same attempt goes on with the next hop.
+        if easy.prepareNextHop() {
+            guard let error = self.multi.add(easy) else {
+                return
+            }
+            easy.failHop(error)
+        }
         let queued = Duration.nanoseconds(Int64(transfer.startedAt &- transfer.submittedAt))
         if !self.configuration.details.isEmpty && transfer.details == nil {
             transfer.details = TransferDetails()

@@ -70,6 +70,10 @@ public struct RetryPolicy: Sendable, Hashable {
         case retriesExhausted(attempts: Int)
         /// The server's `Retry-After` asked for a longer wait than ``RetryPolicy/maxRetryAfter``.
         case retryAfterTooLong(requested: Duration, limit: Duration)
+        /// The method is not idempotent and the server may have acted on the request (a 503
+        /// without `Retry-After`, a 500, a connection broken after sending): it is not sent twice
+        /// unless ``RetryPolicy/retriesAllMethods`` says so.
+        case notIdempotent(method: Request.Method)
     }
 
     /// Decides whether attempt number `attempt` (1 for the first) is tried again.
@@ -115,14 +119,14 @@ public struct RetryPolicy: Sendable, Hashable {
             // A non-idempotent request that reached the server is retried only when the server
             // said it did not process it (429, or 503 with Retry-After).
             if !idempotent && status != 429 && !(status == 503 && retryAfter != nil) {
-                return (.done, nil)
+                return (.done, self.maxRetries > 0 ? .notIdempotent(method: method) : nil)
             }
         } else if let error {
             guard self.retryableErrors.contains(error) else {
                 return (.done, nil)
             }
             if !idempotent && error != .connectFailed {
-                return (.done, nil)
+                return (.done, self.maxRetries > 0 ? .notIdempotent(method: method) : nil)
             }
         } else {
             return (.done, nil)

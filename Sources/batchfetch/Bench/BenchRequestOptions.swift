@@ -6,7 +6,7 @@ import BatchFetch
 struct BenchRequestOptions: ParsableArguments {
     @Option(
         name: [.customShort("X"), .customLong("method")],
-        help: "The method: GET, HEAD, POST, PUT, DELETE, PATCH or OPTIONS (default GET, or POST with a body).")
+        help: "The method, any token sent as given (GET, PUT, PROPFIND…; default GET, or POST with a body).")
     var method: String?
 
     @Option(

@@ -20,7 +20,7 @@ struct BenchRunCommand: AsyncParsableCommand {
             the whole histograms, the time series and the settings, for bench compare, merge and \
             report). --series FILE writes one JSON line per --interval; --hdr-log FILE HdrHistogram's \
             interval log. Exit status: 0 all responses 2xx, 1 some requests failed, 2 usage error, \
-            130 interrupted (after the report).
+            130 interrupted (143 by SIGTERM, 129 by SIGHUP; after the report).
             """
     )
 
@@ -154,6 +154,7 @@ struct BenchRunCommand: AsyncParsableCommand {
         }
         var ending = RunEnding()
         ending.interrupted = loadRun.interrupted ? "interrupted; the report covers the requests completed" : nil
+        ending.signal = loadRun.signal
         ending.usage = outputsWritten ? nil : ""  // each failed output said why when it failed
         ending.someFailed = report.failed > 0
         try ending.finish()

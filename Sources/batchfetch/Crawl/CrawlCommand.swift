@@ -12,7 +12,7 @@ struct CrawlCommand: AsyncParsableCommand {
             Facets come out in list order, each as soon as it is complete, as NDJSON lines such as \
             {"category":"Cocktail","drinks":[…]} (a table when standard output is a terminal). \
             Exit status: 0 complete, 1 some facets failed, 2 usage or resume error, 130 interrupted \
-            (complete lines flushed; --resume finishes the file).
+            (143 by SIGTERM, 129 by SIGHUP; complete lines flushed; --resume finishes the file).
             """
     )
 
@@ -179,6 +179,7 @@ struct CrawlCommand: AsyncParsableCommand {
                 || !statsWritten
         case .failure(let error) where run.interrupted || error is CancellationError:
             ending.interrupted = "interrupted; complete facets are written, --resume finishes the crawl"
+            ending.signal = run.signal
         case .failure(let error as FetchError) where error.kind == .resumeMismatch:
             ending.usage = error.message
         case .failure(let error):

@@ -77,11 +77,12 @@ extension FetchCommand {
             path: self.input, order: self.order, records: summary.records, complete: finished, output: self.output)
         let statsWritten = self.summarize(
             summary, skipped: self.skipExisting ? source.skipped.value : nil, cache: try? run.outcome.get(),
-            elapsed: elapsed, shard: shard, hosts: tally.hosts.withLock { $0 })
+            elapsed: elapsed, shard: shard, hosts: tally.hosts.withLock { $0 }, interruptedBy: run.signal)
         var ending = RunEnding()
         // The reader went away (a closed pipe, as with `| head`) or the disk is full.
         ending.unwritten = sink.failure
         ending.interrupted = run.interrupted ? "" : nil
+        ending.signal = run.signal
         if case .failure(let error) = run.outcome {
             ending.failure = "\(error)"
         }

@@ -22,7 +22,7 @@ struct FetchCommand: AsyncParsableCommand {
             requests are sent once: the others' records carry shared_with (the index of the record whose \
             transfer answered them) and attempts 0. Exit status: 0 all ok, 1 some failed, 2 usage, \
             unreadable input or an output that cannot be written or is an input file (checked before the \
-            first request), 130 interrupted (records so far flushed).
+            first request), 130 interrupted by SIGINT, 143 by SIGTERM, 129 by SIGHUP (records so far flushed).
             """
     )
 
@@ -271,13 +271,14 @@ struct FetchCommand: AsyncParsableCommand {
     /// for, was written.
     func summarize(
         _ summary: FetchTally.Snapshot, skipped: Int?, cache: HTTPCacheStatistics?, elapsed: Double,
-        shard: ShardManifest?, hosts: [String: HostCounts]
+        shard: ShardManifest?, hosts: [String: HostCounts], interruptedBy signal: Int32?
     ) -> Bool {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
             var text = String(
-                format: "fetch: %d records, %d ok, %d failed in %.2f s (%.0f req/s, %.1f MB)\n", summary.records,
+                format: "fetch: %d records, %d ok, %d failed in %.2f s (%.0f req/s, %.1f MB)", summary.records,
                 summary.records - summary.failed, summary.failed, elapsed, rate, Double(summary.bytes) / 1e6)
+            text += signal.map { "; interrupted by \(InterruptHandler.name(of: $0))\n" } ?? "\n"
             for (kind, count) in summary.failuresByKind.sorted(by: { $0.key < $1.key }) {
                 text += "  \(kind): \(count)\n"
             }
@@ -296,6 +297,6 @@ struct FetchCommand: AsyncParsableCommand {
                 failuresByKind: summary.failuresByKind, requests: summary.requests, retries: summary.retries,
                 bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate,
                 protocols: summary.protocols, cache: cache, skipped: skipped, shard: shard,
-                hosts: hosts.isEmpty ? nil : hosts))
+                hosts: hosts.isEmpty ? nil : hosts, interrupted: signal != nil))
     }
 }

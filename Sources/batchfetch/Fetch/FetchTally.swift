@@ -25,6 +25,8 @@ struct FetchStats: Encodable {
     /// With `--host-rate` or `--host-concurrency` only: per host, requests (retries included),
     /// statuses, pauses and the most starts in one second.
     var hosts: [String: HostCounts]? = nil
+    /// Whether a signal stopped the run: the records are those written before it.
+    var interrupted = false
 }
 
 /// Counts records as they are written. Thread-safe.

@@ -106,8 +106,11 @@ struct LineRequests: Sendable {
         if let problem = line.problem {
             // An empty URL, which the engine refuses in place without sending anything; the
             // record then tells the line's own problem (see ``LineNote/problem``).
+            // A line that is no JSON object at all (a URL in a JSON lines input) keeps its text
+            // as its record's URL, as a URL line would.
+            let url = line.url ?? (first == UInt8(ascii: "{") ? "" : LineSelector.request(fromLine: text)?.url ?? "")
             return Line(
-                request: Request(""), note: LineNote(echo: echo, problem: problem, url: line.url ?? ""),
+                request: Request(""), note: LineNote(echo: echo, problem: problem, url: url),
                 lineHash: lineHash, shardHash: shardHash)
         }
         let request = self.template.request(for: line)

@@ -58,6 +58,9 @@ extension RecordWriter {
         case .retryAfterTooLong(let requested, let limit):
             return "; the server asked to retry after \(Self.seconds(requested)) s, longer than the "
                 + "\(Self.seconds(limit)) s batchfetch waits"
+        case .notIdempotent(let method):
+            return "; not retried: the server may have processed this \(method), which is sent again only "
+                + "where it surely was not (no connection, 429, 503 with Retry-After) or with --retry-all-methods"
         }
     }
 

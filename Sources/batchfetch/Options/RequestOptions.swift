@@ -8,7 +8,7 @@ import Foundation
 struct RequestOptions: ParsableArguments {
     @Option(
         name: [.customShort("X"), .customLong("method")],
-        help: "The method: GET, HEAD, POST, PUT, DELETE, PATCH or OPTIONS (default GET, or POST with a body).")
+        help: "The method, any token sent as given (GET, PUT, PROPFIND…; default GET, or POST with a body).")
     var method: String?
 
     @Flag(

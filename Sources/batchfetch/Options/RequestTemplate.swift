@@ -53,13 +53,12 @@ struct RequestTemplate: Sendable {
 }
 
 extension RequestTemplate {
-    /// Reads the flags. - Throws: `ValidationError` for a method batchfetch does not send, bodies
+    /// Reads the flags. - Throws: `ValidationError` for a method that is not a token, bodies
     /// of two kinds, or a body file that cannot be read.
     init(method: String?, data: [String], dataBinary: [String], json: String?) throws {
         if let method {
             guard let known = Request.Method(rawValue: method) else {
-                let names = Request.Method.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ValidationError("-X/--method '\(method)' is not one of \(names) (methods are case-sensitive)")
+                throw ValidationError("-X/--method: \(Request.Method.problem(with: method))")
             }
             self.method = known
         }

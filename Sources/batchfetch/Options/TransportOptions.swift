@@ -51,6 +51,9 @@ struct TransportOptions: ParsableArguments {
         where value?.utf8.contains(where: { $0 <= 0x20 && $0 != 0x20 || $0 == 0x7F }) == true {
             throw ValidationError("\(flag) must not contain control characters")
         }
+        if let proxy = self.proxy, let problem = Engine.Configuration.problem(withProxy: proxy) {
+            throw ValidationError("--proxy: \(problem)")
+        }
         if self.http2 && self.http2PriorKnowledge {
             throw ValidationError("give either --http2 or --http2-prior-knowledge, not both")
         }

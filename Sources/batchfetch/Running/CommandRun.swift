@@ -8,28 +8,36 @@ extension ExitCode {
     static let someFailed = ExitCode(1)
     /// Bad usage: a flag, an unreadable input, an unwritable output, a resume that does not match.
     static let usage = ExitCode(2)
-    /// Stopped by Ctrl-C (SIGINT) or SIGTERM; what was complete is written.
-    static let interrupted = ExitCode(130)
+    /// Stopped by `signal` (SIGINT 130, SIGTERM 143, SIGHUP 129: 128 + its number, as a shell
+    /// reports a process the signal killed); what was complete is written.
+    static func interrupted(by signal: Int32) -> ExitCode {
+        ExitCode(128 + signal)
+    }
     /// The reader of the output went away (a closed pipe, as with `| head`): what a process
     /// killed by SIGPIPE reports, as any shell tool would.
     static let brokenPipe = ExitCode(141)
 }
 
-/// A command's work run as a task that SIGINT and SIGTERM cancel, with a progress line on
-/// standard error meanwhile. A second signal exits at once with 130: complete output is already
-/// written, and the user wants out.
+/// A command's work run as a task that SIGINT, SIGTERM and SIGHUP cancel, with a progress line on
+/// standard error meanwhile. A second signal exits at once, with the first one's status: complete
+/// output is already written, and the user wants out.
 struct CommandRun<Value: Sendable> {
     /// What the work returned or threw.
     let outcome: Result<Value, any Error>
+    /// The signal that cancelled it, if one did.
+    let signal: Int32?
+
     /// Whether a signal cancelled it.
-    let interrupted: Bool
+    var interrupted: Bool { self.signal != nil }
 
     init(progress: ProgressReporter? = nil, _ work: sending @escaping () async throws -> Value) async {
         let task = Task { try await work() }
-        let interrupted = Atomic<Bool>(false)
-        let signals = InterruptHandler {
-            if interrupted.exchange(true, ordering: .relaxed) {
-                Foundation.exit(ExitCode.interrupted.rawValue)
+        // The first signal's number; 0 until one comes.
+        let received = Atomic<Int32>(0)
+        let signals = InterruptHandler { number in
+            let (first, original) = received.compareExchange(expected: 0, desired: number, ordering: .relaxed)
+            if !first {
+                Foundation.exit(ExitCode.interrupted(by: original).rawValue)
             }
             task.cancel()
         }
@@ -37,7 +45,8 @@ struct CommandRun<Value: Sendable> {
         self.outcome = await task.result
         progress?.stop()
         signals.cancel()
-        self.interrupted = interrupted.load(ordering: .relaxed)
+        let number = received.load(ordering: .relaxed)
+        self.signal = number == 0 ? nil : number
     }
 }
 

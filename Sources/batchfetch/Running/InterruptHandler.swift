@@ -4,21 +4,34 @@ import Dispatch
     import Glibc
 #endif
 
-/// Runs `handler` on SIGINT and SIGTERM, on a dispatch queue, instead of the default of dying
-/// with unflushed output.
+/// Runs `handler` with the signal's number on SIGINT, SIGTERM and SIGHUP, on a dispatch queue,
+/// instead of the default of dying with unflushed output.
 final class InterruptHandler {
+    /// The signals a run stops on: Ctrl-C, a scheduler's or `kill`'s stop, and a closed terminal.
+    static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
     private let sources: [any DispatchSourceSignal]
 
-    init(_ handler: @escaping @Sendable () -> Void) {
+    init(_ handler: @escaping @Sendable (Int32) -> Void) {
         var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
+        for number in Self.signals {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: handler)
+            source.setEventHandler { handler(number) }
             source.resume()
             sources.append(source)
         }
         self.sources = sources
+    }
+
+    /// The signal's name, for a summary line.
+    static func name(of signal: Int32) -> String {
+        switch signal {
+        case SIGINT: "SIGINT"
+        case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        default: "signal \(signal)"
+        }
     }
 
     func cancel() {

@@ -6,7 +6,8 @@ import Foundation
 
 /// Reads lines lazily from a file descriptor in 64 KB chunks, so a million-line input starts at
 /// once and never sits in memory whole. Accepts LF and CRLF; invalid UTF-8 is repaired (U+FFFD),
-/// never fatal.
+/// never fatal; a UTF-8 byte order mark before the first line (what some Windows editors write)
+/// is skipped, not taken for part of it.
 struct LineReader: Sequence, IteratorProtocol {
     private final class Source {
         let descriptor: Int32
@@ -19,6 +20,8 @@ struct LineReader: Sequence, IteratorProtocol {
         /// What each `read` fills, appended to ``buffer`` in one copy.
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
         var atEnd = false
+        /// Whether the first bytes are still to be looked at for a byte order mark.
+        var atStart = true
         /// The `errno` of a failed read, which ended the lines early.
         var error: Int32?
 
@@ -50,6 +53,26 @@ struct LineReader: Sequence, IteratorProtocol {
                 self.scanned = self.buffer.count
             }
             return found
+        }
+
+        /// Drops a UTF-8 byte order mark (EF BB BF) at the start of the input, once enough bytes
+        /// came to tell. - Returns: whether that is decided (else more must be read first).
+        func skipByteOrderMark() -> Bool {
+            let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+            let head = self.buffer.prefix(3)
+            guard head.elementsEqual(mark.prefix(head.count)) else {
+                self.atStart = false
+                return true
+            }
+            guard head.count == 3 || self.atEnd else {
+                return false
+            }
+            if head.count == 3 {
+                self.start = 3
+                self.scanned = 3
+            }
+            self.atStart = false
+            return true
         }
     }
 
@@ -106,7 +129,8 @@ struct LineReader: Sequence, IteratorProtocol {
     mutating func next() -> String? {
         let s = self.source
         while true {
-            if let newline = s.newline() {
+            // Until enough bytes came to tell whether they start a byte order mark, none is a line.
+            if !s.atStart || s.skipByteOrderMark(), let newline = s.newline() {
                 var end = newline
                 if end > s.start && s.buffer[end - 1] == UInt8(ascii: "\r") {
                     end -= 1
