@@ -32,7 +32,7 @@ extension EngineLoop.StateMachine {
         case .success(let response):
             status = response.status
             if response.httpVersion == .http2 || response.httpVersion == .http3 {
-                self.hostBudgets?.multiplexed(transfer.hostKey, now: now)
+                self.hostBudgets?.multiplexed(transfer, now: now)
             }
         case .failure(let error):
             errorKind = error.kind
@@ -74,7 +74,7 @@ extension EngineLoop.StateMachine {
         transfer.isProbe = false
         if self.reportsHosts {
             if let status {
-                self.hostBudgets?.hosts[key]?.counts.statuses[status, default: 0] += 1
+                self.hostBudgets?.host(key)?.counts.statuses[status, default: 0] += 1
             }
             if status == 429 || status == 503 || errorKind == .timeout || errorKind == .connectFailed {
                 self.hostBudgets?.throttled(key, now: now)
@@ -82,7 +82,7 @@ extension EngineLoop.StateMachine {
                 self.hostBudgets?.answered(key, now: now)
             }
             if pause != nil {
-                self.hostBudgets?.hosts[key]?.counts.pauses += 1
+                self.hostBudgets?.host(key)?.counts.pauses += 1
             }
         }
         switch decision {
@@ -197,10 +197,9 @@ extension EngineLoop.StateMachine {
             }
         }
         for transfer in due.reversed() {
-            let key = transfer.hostKey
-            if self.hostBudgets?.requeueFirst(transfer, key, now: now) != true {
+            if self.hostBudgets?.requeueFirst(transfer, now: now) != true {
                 self.pending.prepend(transfer)
-                self.hostBudgets?.enqueued(key, now: now)
+                self.hostBudgets?.enqueued(transfer, now: now)
             }
         }
     }

@@ -19,11 +19,11 @@ extension EngineLoop.StateMachine {
             let transfer: Transfer
             let key: Substring
             let queued: Bool
-            if let (next, host) = self.hostBudgets?.nextReady() {
-                (transfer, key, queued) = (next, host, true)
+            if let next = self.hostBudgets?.nextReady() {
+                (transfer, key, queued) = (next, next.hostKey, true)
             } else if let next = self.pending.popFirst() {
                 (transfer, key, queued) = (next, next.hostKey, false)
-                self.hostBudgets?.dequeued(key)
+                self.hostBudgets?.dequeued(next, now: now)
             } else {
                 return .none
             }
@@ -39,15 +39,15 @@ extension EngineLoop.StateMachine {
             }
             if self.bucket != nil, let wait = self.bucket?.wait(now: now) {
                 if queued {
-                    self.hostBudgets?.putBack(transfer, key)
+                    self.hostBudgets?.putBack(transfer, now: now)
                 } else {
                     self.pending.prepend(transfer)
-                    self.hostBudgets?.enqueued(key, now: now)
+                    self.hostBudgets?.enqueued(transfer, now: now)
                 }
                 return .rateLimited(nanoseconds: wait)
             }
-            if let block = self.hostBudgets?.block(key, queued: queued, now: now) {
-                self.hostBudgets?.park(transfer, key, queued: queued, block: block, now: now)
+            if let block = self.hostBudgets?.block(transfer, queued: queued, now: now) {
+                self.hostBudgets?.park(transfer, queued: queued, block: block, now: now)
                 continue
             }
             // Last, so that a host's probe, once chosen, starts.
@@ -67,7 +67,7 @@ extension EngineLoop.StateMachine {
                 }
             }
             _ = self.bucket?.take(now: now)
-            self.hostBudgets?.started(key, now: now)
+            self.hostBudgets?.started(transfer, now: now)
             return self.begin(transfer, now: now)
         }
         return .none

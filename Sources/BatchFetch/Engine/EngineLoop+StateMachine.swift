@@ -190,7 +190,7 @@ extension EngineLoop {
                 transfer.isIndexed = true
             }
             self.pending.append(transfer)
-            self.hostBudgets?.enqueued(transfer.hostKey, now: self.lastNow)
+            self.hostBudgets?.enqueued(transfer, now: self.lastNow)
         }
 
         /// Drops `sink`'s waiters everywhere, and every transfer left with none.
@@ -291,7 +291,7 @@ extension EngineLoop {
                 last.runningSlot = slot
             }
             transfer.runningSlot = -1
-            self.hostBudgets?.stopped(transfer.hostKey, now: self.lastNow)
+            self.hostBudgets?.stopped(transfer, now: self.lastNow)
         }
     }
 }

@@ -1,17 +1,16 @@
 extension HostBudgets {
     // MARK: - the hosts' share of the slots
 
-    /// A transfer for `key` joined the batch's queue.
-    mutating func enqueued(_ key: Substring, now: UInt64) {
-        if self.change(key, { $0.waiting += 1 }) == nil {
-            self.add(key, now: now)
-            self.change(key) { $0.waiting += 1 }
-        }
+    /// `transfer` joined the batch's queue.
+    mutating func enqueued(_ transfer: Transfer, now: UInt64) {
+        let host = self.host(of: transfer, now: now)
+        self.change(host) { $0.waiting += 1 }
     }
 
-    /// Admission took a transfer for `key` out of the batch's queue.
-    mutating func dequeued(_ key: Substring) {
-        self.change(key) { host in
+    /// Admission took `transfer` out of the batch's queue.
+    mutating func dequeued(_ transfer: Transfer, now: UInt64) {
+        let host = self.host(of: transfer, now: now)
+        self.change(host) { host in
             if host.waiting > 0 {
                 host.waiting -= 1
             }
@@ -21,19 +20,14 @@ extension HostBudgets {
     /// Puts a transfer whose retry (or pause) is due at the front of its host's queue, when the
     /// host has one: it goes before the requests the host holds back, which were never sent.
     /// - Returns: whether it did; otherwise the transfer goes to the front of the batch's queue.
-    mutating func requeueFirst(_ transfer: Transfer, _ key: Substring, now: UInt64) -> Bool {
-        let queued = self.change(key) { host in
-            guard !host.parked.isEmpty else {
-                return false
-            }
-            host.parked.prepend(transfer)
-            return true
-        }
-        guard queued == true else {
+    mutating func requeueFirst(_ transfer: Transfer, now: UInt64) -> Bool {
+        let host = self.host(of: transfer, now: now)
+        guard !host.parked.isEmpty else {
             return false
         }
+        self.change(host) { $0.parked.prepend(transfer) }
         self.parkedCount += 1
-        self.wake(key, now: now)
+        self.wake(host, now: now)
         return true
     }
 
@@ -73,34 +67,26 @@ extension HostBudgets {
     /// The most transfers in flight that hosts' own streams may bring the engine to.
     static var maxStreamsInFlight: Int { 1024 }
 
-    /// `key`'s host answered over a protocol that multiplexes (HTTP/2, HTTP/3): with
+    /// `transfer`'s host answered over a protocol that multiplexes (HTTP/2, HTTP/3): with
     /// ``streamsPerHost``, it leaves the shared slots and gets ``slots`` streams of its own, as one
     /// host alone would have, instead of a share of connections' worth.
-    mutating func multiplexed(_ key: Substring, now: UInt64) {
-        guard self.streamsPerHost else {
+    mutating func multiplexed(_ transfer: Transfer, now: UInt64) {
+        let host = self.host(of: transfer, now: now)
+        guard self.streamsPerHost, !host.multiplexes else {
             return
         }
-        let running = self.change(key) { host -> Int? in
-            guard !host.multiplexes else {
-                return nil
-            }
-            host.multiplexes = true
-            return host.running
-        }
-        guard let running = running ?? nil else {
-            return
-        }
-        self.sharingRunning -= running
-        self.wake(key, now: now)
+        self.change(host) { $0.multiplexes = true }
+        self.sharingRunning -= host.running
+        self.wake(host, now: now)
     }
 
-    /// Notes that `key`'s host, at `index` in ``hosts``, waits at its share (or for the shared
-    /// slots, all taken while hosts with streams of their own hold more).
-    mutating func awaitShare(_ key: Substring, at index: Dictionary<Substring, Host>.Index) {
-        self.waitersShare = min(self.waitersShare, self.share(self.hosts.values[index]))
-        if !self.hosts.values[index].awaitsShare {
-            self.hosts.values[index].awaitsShare = true
-            self.shareWaiters.append(key)
+    /// Notes that `host` waits at its share (or for the shared slots, all taken while hosts with
+    /// streams of their own hold more).
+    mutating func awaitShare(_ host: Host) {
+        self.waitersShare = min(self.waitersShare, self.share(host))
+        if !host.awaitsShare {
+            host.awaitsShare = true
+            self.shareWaiters.append(host)
         }
     }
 
@@ -119,9 +105,9 @@ extension HostBudgets {
         let waiters = self.shareWaiters
         self.shareWaiters.removeAll(keepingCapacity: true)
         self.waitersShare = Int.max
-        for key in waiters {
-            self.hosts[key]?.awaitsShare = false
-            self.wake(key, now: now)
+        for host in waiters {
+            host.awaitsShare = false
+            self.wake(host, now: now)
         }
     }
 }

@@ -14,7 +14,14 @@ import HeapModule
 /// for a token has a wake-up in ``wakes``; one at its in-flight cap or share is made ready again
 /// when one of its transfers ends. Threading: part of the state machine, on the engine thread.
 struct HostBudgets {
-    struct Host {
+    /// One host's budgets and queue: a class, so that a transfer keeps a reference to its host
+    /// (``Transfer/budget``) and each change is a write through it, not a look-up of its key and
+    /// a copy of its queue and counts.
+    final class Host {
+        /// The host's key (``HostKey``).
+        let key: Substring
+        /// Dropped from ``HostBudgets/hosts`` as idle: a transfer holding it looks its host up again.
+        var isForgotten = false
         var bucket: TokenBucket?
         var running = 0
         /// Transfers of this host in the batch's queue, which admission has not reached yet.
@@ -50,6 +57,10 @@ struct HostBudgets {
         var standing: Standing {
             Standing(isActive: self.isActive, hasWork: self.hasWork, multiplexes: self.multiplexes)
         }
+
+        init(key: Substring) {
+            self.key = key
+        }
     }
 
     /// A host's place in the counts of active hosts and hosts with work.
@@ -61,10 +72,10 @@ struct HostBudgets {
 
     struct Wake: Comparable {
         let due: UInt64
-        let host: Substring
+        let host: Host
 
         static func < (lhs: Wake, rhs: Wake) -> Bool { lhs.due < rhs.due }
-        static func == (lhs: Wake, rhs: Wake) -> Bool { lhs.due == rhs.due && lhs.host == rhs.host }
+        static func == (lhs: Wake, rhs: Wake) -> Bool { lhs.due == rhs.due && lhs.host === rhs.host }
     }
 
     /// Why a transfer may not start now.
@@ -83,7 +94,7 @@ struct HostBudgets {
     /// (``Host/hasWork``): kept as hosts change, so the fair share costs no walk over the hosts.
     var activeHosts = 0
     var hostsWithWork = 0
-    var ready = Deque<Substring>()
+    var ready = Deque<Host>()
     var wakes = Heap<Wake>()
     /// Transfers in the hosts' queues.
     var parkedCount = 0
@@ -95,7 +106,7 @@ struct HostBudgets {
     var sharingRunning = 0
     /// Hosts held at their share, and the smallest share they were held at: when the share grows
     /// past it (a host ran out of work), they are woken rather than waiting for their own stops.
-    var shareWaiters: [Substring] = []
+    var shareWaiters: [Host] = []
     var waitersShare = Int.max
     /// A shared slot came free while they were all taken and hosts multiplex (the engine's own cap
     /// then lies above the shared slots, so a freed one would wake nobody else).
@@ -107,46 +118,53 @@ struct HostBudgets {
         self.streamsPerHost = streamsPerHost
     }
 
-    /// Whether a transfer for `key` may start now; `queued` says it comes from the host's own queue.
-    mutating func block(_ key: Substring, queued: Bool, now: UInt64) -> Block? {
-        guard let index = self.hosts.index(forKey: key) ?? self.add(key, now: now) else {
-            return nil
+    /// `transfer`'s host, from the reference it keeps or, the first time, by its key (added when new).
+    mutating func host(of transfer: Transfer, now: UInt64) -> Host {
+        if let host = transfer.budget, !host.isForgotten {
+            return host
         }
-        if !queued && !self.hosts.values[index].parked.isEmpty {
+        let key = transfer.hostKey
+        let host = self.hosts[key] ?? self.add(key, now: now)
+        transfer.budget = host
+        return host
+    }
+
+    /// `key`'s host, when it has budgets.
+    func host(_ key: Substring) -> Host? {
+        self.hosts[key]
+    }
+
+    /// Whether `transfer` may start now; `queued` says it comes from its host's own queue.
+    mutating func block(_ transfer: Transfer, queued: Bool, now: UInt64) -> Block? {
+        let host = self.host(of: transfer, now: now)
+        if !queued && !host.parked.isEmpty {
             return .busy
         }
-        if let cap = self.limits.maxInFlight, self.hosts.values[index].running >= cap {
+        if let cap = self.limits.maxInFlight, host.running >= cap {
             return .busy
         }
-        if self.isOverShare(self.hosts.values[index]) {
+        if self.isOverShare(host) {
             return .busy
         }
-        guard self.hosts.values[index].bucket != nil else {
-            return nil
-        }
-        if let wait = self.hosts.values[index].bucket?.wait(now: now) {
-            self.hosts.values[index].waitedForToken = true
+        if let wait = host.bucket?.wait(now: now) {
+            host.waitedForToken = true
             return .token(wait)
         }
         return nil
     }
 
-    /// Changes `key`'s host in place, with one look-up, and keeps the counts in step.
-    /// - Returns: what `body` returned; `nil` when there is no such host.
+    /// Changes `host` and keeps the counts in step. - Returns: what `body` returned.
     @discardableResult
-    mutating func change<Result>(_ key: Substring, _ body: (inout Host) -> Result) -> Result? {
-        guard let index = self.hosts.index(forKey: key) else {
-            return nil
-        }
-        let before = self.hosts.values[index].standing
-        let result = body(&self.hosts.values[index])
-        self.account(before, self.hosts.values[index].standing)
+    mutating func change<Result>(_ host: Host, _ body: (Host) -> Result) -> Result {
+        let before = host.standing
+        let result = body(host)
+        self.account(before, host.standing)
         return result
     }
 
     /// Whether `host` holds its share of the slots while another host has work waiting; a host
     /// that multiplexes, whether its own slots are full.
-    func isOverShare(_ host: borrowing Host) -> Bool {
+    func isOverShare(_ host: Host) -> Bool {
         if host.multiplexes {
             return host.running >= self.slots
         }
@@ -160,14 +178,15 @@ struct HostBudgets {
     }
 
     /// The slots each host that shares them may hold, `host` counted among them.
-    func share(_ host: borrowing Host) -> Int {
+    func share(_ host: Host) -> Int {
         let sharing = max(1, self.activeHosts + (host.isActive ? 0 : 1))
         return (self.slots + sharing - 1) / sharing
     }
 
     /// The transfer that ``block(_:queued:now:)`` let through starts: its host's token is taken.
-    mutating func started(_ key: Substring, now: UInt64) {
-        let multiplexes = self.change(key) { host in
+    mutating func started(_ transfer: Transfer, now: UInt64) {
+        let host = self.host(of: transfer, now: now)
+        self.change(host) { host in
             host.running += 1
             host.counts.requests += 1
             if now &- host.windowStart >= 1_000_000_000 {
@@ -177,33 +196,31 @@ struct HostBudgets {
             host.windowStarts += 1
             host.counts.peakPerSecond = max(host.counts.peakPerSecond, host.windowStarts)
             _ = host.bucket?.take(now: now)
-            return host.multiplexes
         }
-        if multiplexes == false {
+        if !host.multiplexes {
             self.sharingRunning += 1
         }
     }
 
-    /// A transfer of `key` left the in-flight set: its host may take the next of its queue.
-    mutating func stopped(_ key: Substring, now: UInt64) {
-        let multiplexes = self.change(key) { host in
-            host.running -= 1
-            return host.multiplexes
-        }
-        if multiplexes == false {
+    /// A transfer left the in-flight set: its host may take the next of its queue.
+    mutating func stopped(_ transfer: Transfer, now: UInt64) {
+        let host = self.host(of: transfer, now: now)
+        self.change(host) { $0.running -= 1 }
+        if !host.multiplexes {
             let wasFull = self.sharingRunning == self.slots && self.activeMultiplexing > 0
             self.sharedSlotFreed = self.sharedSlotFreed || wasFull
             self.sharingRunning -= 1
         }
-        self.wake(key, now: now)
+        self.wake(host, now: now)
     }
 
     /// Puts `transfer` in its host's queue: at the back when it came from the batch's queue, back
     /// at the front when it came from the host's own or is a retry; and arranges for the queue to
     /// go on.
-    mutating func park(_ transfer: Transfer, _ key: Substring, queued: Bool, block: Block, now: UInt64) {
+    mutating func park(_ transfer: Transfer, queued: Bool, block: Block, now: UInt64) {
+        let host = self.host(of: transfer, now: now)
         // The counts change before the wake-up, which judges the host's share by them as `block` did.
-        let parked: Void? = self.change(key) { host in
+        self.change(host) { host in
             if queued {
                 host.parked.prepend(transfer)
                 host.isReady = false
@@ -214,73 +231,65 @@ struct HostBudgets {
                 host.parked.append(transfer)
             }
         }
-        guard parked != nil else {
-            return
-        }
         if queued {
             // It was the ready host at the front of `ready`.
             self.ready.removeFirst()
         }
         self.parkedCount += 1
         if case .token(let wait) = block {
-            self.schedule(key, at: now &+ wait)
+            self.schedule(host, at: now &+ wait)
         } else {
-            self.wake(key, now: now)
+            self.wake(host, now: now)
         }
     }
 
     /// Puts back a transfer ``nextReady()`` gave that did not start after all (the batch's rate).
-    mutating func putBack(_ transfer: Transfer, _ key: Substring) {
-        if self.change(key, { $0.parked.prepend(transfer) }) != nil {
-            self.parkedCount += 1
-        }
+    mutating func putBack(_ transfer: Transfer, now: UInt64) {
+        let host = self.host(of: transfer, now: now)
+        self.change(host) { $0.parked.prepend(transfer) }
+        self.parkedCount += 1
     }
 
     /// The next transfer of the first ready host, taken out of its queue; `nil` when no host is ready.
-    mutating func nextReady() -> (Transfer, Substring)? {
-        while let key = self.ready.first {
-            if let popped = self.change(key, { $0.parked.popFirst() }), let transfer = popped {
+    mutating func nextReady() -> Transfer? {
+        while let host = self.ready.first {
+            if let transfer = self.change(host, { $0.parked.popFirst() }) {
                 self.parkedCount -= 1
-                return (transfer, key)
+                return transfer
             }
             self.ready.removeFirst()
-            self.hosts[key]?.isReady = false
+            host.isReady = false
         }
         return nil
     }
 
-    /// Makes `key`'s queue ready when it has work and budget for it, or schedules its wake-up.
-    mutating func wake(_ key: Substring, now: UInt64) {
-        guard let index = self.hosts.index(forKey: key) else {
+    /// Makes `host`'s queue ready when it has work and budget for it, or schedules its wake-up.
+    mutating func wake(_ host: Host, now: UInt64) {
+        guard !host.parked.isEmpty, !host.isReady, host.wakeDue == 0 else {
             return
         }
-        guard !self.hosts.values[index].parked.isEmpty, !self.hosts.values[index].isReady,
-            self.hosts.values[index].wakeDue == 0
-        else {
+        if let cap = self.limits.maxInFlight, host.running >= cap {
             return
         }
-        if let cap = self.limits.maxInFlight, self.hosts.values[index].running >= cap {
+        if self.isOverShare(host) {
+            self.awaitShare(host)
             return
         }
-        if self.isOverShare(self.hosts.values[index]) {
-            self.awaitShare(key, at: index)
+        if let wait = host.bucket?.wait(now: now) {
+            host.waitedForToken = true
+            self.schedule(host, at: now &+ wait)
             return
         }
-        if let wait = self.hosts.values[index].bucket?.wait(now: now) {
-            self.hosts.values[index].waitedForToken = true
-            self.schedule(key, at: now &+ wait)
-            return
-        }
-        self.hosts.values[index].isReady = true
-        self.ready.append(key)
+        host.isReady = true
+        self.ready.append(host)
     }
 
-    private mutating func schedule(_ key: Substring, at due: UInt64) {
-        guard let host = self.hosts[key], host.wakeDue == 0 || host.wakeDue > due else {
+    private mutating func schedule(_ host: Host, at due: UInt64) {
+        guard host.wakeDue == 0 || host.wakeDue > due else {
             return
         }
-        self.hosts[key]?.wakeDue = due
-        self.wakes.insert(Wake(due: due, host: key))
+        host.wakeDue = due
+        self.wakes.insert(Wake(due: due, host: host))
     }
 
     /// Makes the hosts whose token is due ready.
@@ -288,10 +297,10 @@ struct HostBudgets {
         while let next = self.wakes.min, next.due <= now {
             _ = self.wakes.removeMin()
             // A later wake-up replaced one that is still in the heap: only the latest counts.
-            guard self.hosts[next.host]?.wakeDue == next.due else {
+            guard next.host.wakeDue == next.due else {
                 continue
             }
-            self.hosts[next.host]?.wakeDue = 0
+            next.host.wakeDue = 0
             self.wake(next.host, now: now)
         }
     }
@@ -299,8 +308,8 @@ struct HostBudgets {
     /// Every transfer in the hosts' queues, which are emptied.
     mutating func removeAllParked() -> [Transfer] {
         var all: [Transfer] = []
-        for key in self.hosts.keys {
-            self.change(key) { host in
+        for host in self.hosts.values {
+            self.change(host) { host in
                 all += host.parked
                 host.parked.removeAll()
             }
@@ -310,16 +319,18 @@ struct HostBudgets {
         return all
     }
 
-    /// A new host's budgets. - Returns: its index in ``hosts``.
-    @discardableResult
-    mutating func add(_ key: Substring, now: UInt64) -> Dictionary<Substring, Host>.Index? {
+    /// A new host's budgets, in ``hosts``.
+    mutating func add(_ key: Substring, now: UInt64) -> Host {
         // Forget idle hosts now and then, so that a list of a million hosts holds no million
         // entries; a host that comes back starts with a full bucket.
         if self.hosts.count >= 4096 {
             // Idle hosts are neither active nor hold work: the counts stay as they are.
-            self.hosts = self.hosts.filter { !$0.value.isIdle }
+            for host in self.hosts.values where host.isIdle {
+                host.isForgotten = true
+            }
+            self.hosts = self.hosts.filter { !$0.value.isForgotten }
         }
-        var host = Host()
+        let host = Host(key: key)
         let rule = self.limits.rate(forHostKey: key)
         if self.limits.adaptive {
             let adaptive = AdaptiveRate(ceiling: rule, now: now)
@@ -332,50 +343,7 @@ struct HostBudgets {
             host.bucket = TokenBucket(rate: rate, burst: burst, now: now, full: false)
         }
         self.hosts[key] = host
-        return self.hosts.index(forKey: key)
-    }
-
-    /// A bucket for a host allowed `rule` starts a second. A host's limit is commonly counted per
-    /// second from its first request, and a bucket of burst B filling at r lets about B - 1 + r
-    /// start within one second: at a quarter second's burst, W8 with --host-rate at the limits drew
-    /// 429s on every host. So it holds 1/20 s (at least one start), fills at the rule less B - 1,
-    /// and 2% under that for a late first arrival or a late wake-up: no second sees more than the rule.
-    /// Rules above ``AdaptiveRate/maximumRate`` count as that, so no burst conversion can trap.
-    private func bucketShape(forRate rule: Double) -> (rate: Double, burst: Double) {
-        let rule = Swift.max(AdaptiveRate.minimumRate, Swift.min(rule, AdaptiveRate.maximumRate))
-        let burst: Int = Swift.max(1, self.limits.burst ?? Int(rule / 20))
-        let below: Double = rule - Double(burst - 1)
-        return (0.98 * Swift.max(rule / 2, below), Double(burst))
-    }
-
-    /// `key`'s host throttled or failed as an overloaded host does: with ``Engine/HostLimits/adaptive``,
-    /// its rate is cut.
-    mutating func throttled(_ key: Substring, now: UInt64) {
-        guard var adaptive = self.hosts[key]?.adaptive, adaptive.throttled(now: now) else {
-            return
-        }
-        self.adapt(key, to: adaptive, now: now)
-    }
-
-    /// `key`'s host answered well: with ``Engine/HostLimits/adaptive``, its rate rises while it
-    /// has work waiting and that work waited for the rate. Work that waits only for a slot (a
-    /// host slower than the slots can keep busy) raises nothing: the rate then stays near what
-    /// the slots can start instead of doubling without end.
-    mutating func answered(_ key: Substring, now: UInt64) {
-        guard let host = self.hosts[key], var adaptive = host.adaptive, !host.parked.isEmpty,
-            host.waitedForToken, adaptive.answered(now: now)
-        else {
-            return
-        }
-        self.hosts[key]?.waitedForToken = false
-        self.adapt(key, to: adaptive, now: now)
-    }
-
-    private mutating func adapt(_ key: Substring, to adaptive: AdaptiveRate, now: UInt64) {
-        let (rate, burst) = self.bucketShape(forRate: adaptive.rate)
-        self.hosts[key]?.adaptive = adaptive
-        self.hosts[key]?.bucket?.change(rate: rate, burst: burst, now: now)
-        self.hosts[key]?.counts.rate = adaptive.rate
+        return host
     }
 }
 

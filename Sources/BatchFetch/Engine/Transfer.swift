@@ -50,6 +50,8 @@ final class Transfer {
     var isProbe = false
     /// What an attempt that broke off mid-body had received, for its retry to go on from.
     var resume: ResumePoint?
+    /// Its host's budgets, once looked up (``HostBudgets/host(of:now:)``).
+    var budget: HostBudgets.Host?
 
     /// The URL's host (``HostKey``): the key for per-host pauses after `Retry-After`, host
     /// budgets and host health. Found once: every admission and completion asks for it.
