@@ -107,19 +107,29 @@ struct RetryPolicyTests {
         #expect(gaveUp(RetryPolicy.none, status: 503) == nil)
     }
 
-    @Test func backoffIsFullJitterUnderAnExponentialCeiling() {
+    /// As curl's --retry: the base doubled per retry, never sooner, up to a quarter later at
+    /// random, at most the cap (issue 51: full jitter sent three retries within half a second).
+    @Test func backoffDoublesFromTheBaseWithAQuarterOfJitterUnderTheCap() {
         var generator = SeededGenerator(seed: 42)
         for attempt in 1...6 {
-            let ceiling = min(Duration.seconds(1), .milliseconds(100) * (1 << (attempt - 1)))
+            let delay = Duration.milliseconds(100) * (1 << (attempt - 1))
             var seen: [Duration] = []
             for _ in 0..<200 {
-                let delay = self.policy.backoff(attempt: attempt, using: &generator)
-                #expect(delay >= .zero && delay <= ceiling)
-                seen.append(delay)
+                seen.append(self.policy.backoff(attempt: attempt, using: &generator))
             }
-            // Full jitter spreads over the whole range, not bunched at the top.
-            #expect(seen.min()! < ceiling / 4)
-            #expect(seen.max()! > ceiling * 3 / 4)
+            if delay >= .seconds(1) {
+                #expect(seen.allSatisfy { $0 == .seconds(1) }, "the cap, attempt \(attempt)")
+                continue
+            }
+            let top = min(Duration.seconds(1), delay * 5 / 4)
+            #expect(seen.allSatisfy { $0 >= delay && $0 <= top }, "attempt \(attempt): \(seen.min()!)…\(seen.max()!)")
+            #expect(seen.min()! < delay + (top - delay) / 4 && seen.max()! > top - (top - delay) / 4)
+        }
+        // The defaults wait 1, 2, 4 s (and a quarter more at most), capped at 60 s.
+        let curl = RetryPolicy()
+        for (attempt, seconds) in [(1, 1), (2, 2), (3, 4), (7, 60), (40, 60)] {
+            let waited = curl.backoff(attempt: attempt, using: &generator)
+            #expect(waited >= .seconds(min(seconds, 60)) && waited <= .seconds(min(Double(seconds) * 1.25, 60)))
         }
     }
 }

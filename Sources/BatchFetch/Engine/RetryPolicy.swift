@@ -1,8 +1,10 @@
 /// When and how soon a failed attempt is tried again.
 ///
-/// Exponential backoff with full jitter (the AWS Architecture Blog's "Exponential Backoff And
-/// Jitter": a uniformly random delay in `0...min(maxDelay, baseDelay * 2^(attempt-1))`), so that
-/// many clients failing together do not retry together. A server's `Retry-After` replaces the
+/// Exponential backoff as curl's `--retry` waits (1, 2, 4 s … up to 60 s), each delay up to a
+/// quarter longer at random (`baseDelay * 2^(attempt-1) * (1 + U(0, 0.25))`, at most `maxDelay`),
+/// so that many clients failing together do not retry together, and none retries sooner than
+/// curl would: full jitter (`U(0, d)`) sent three retries within half a second, which a
+/// throttling server counts against the client. A server's `Retry-After` replaces the
 /// computed delay; one longer than ``maxRetryAfter`` ends the retries instead of being cut short,
 /// because retrying before the server said it is ready is exactly what a throttling server punishes.
 ///
@@ -27,11 +29,11 @@ public struct RetryPolicy: Sendable, Hashable {
     /// ``decide(attempt:method:status:error:retryAfter:using:)``).
     public var retriesAllMethods: Bool
 
-    /// The default: 3 retries, 100 ms base, 10 s cap, honouring `Retry-After` up to 60 s.
+    /// The default: 3 retries, 1 s base, 60 s cap (curl's), honouring `Retry-After` up to 60 s.
     public init(
         maxRetries: Int = 3,
-        baseDelay: Duration = .milliseconds(100),
-        maxDelay: Duration = .seconds(10),
+        baseDelay: Duration = .seconds(1),
+        maxDelay: Duration = .seconds(60),
         maxRetryAfter: Duration = .seconds(60),
         retryableStatuses: Set<Int> = RetryPolicy.defaultRetryableStatuses,
         retryableErrors: Set<FetchError.Kind> = RetryPolicy.defaultRetryableErrors,
@@ -143,15 +145,17 @@ public struct RetryPolicy: Sendable, Hashable {
         return (.retry(after: self.backoff(attempt: attempt, using: &generator)), nil)
     }
 
-    /// A full-jitter delay for retry number `attempt`.
+    /// The delay before retry number `attempt`: the base doubled per retry, up to a quarter more
+    /// at random, at most ``maxDelay``.
     public func backoff(attempt: Int, using generator: inout some RandomNumberGenerator) -> Duration {
-        let base = Double(self.baseDelay.nanoseconds)
-        let cap = Double(self.maxDelay.nanoseconds)
-        let ceiling = min(cap, base * pow2(attempt - 1))
-        guard ceiling > 0 else {
+        let base = Double(max(0, self.baseDelay.nanoseconds))
+        let cap = Double(max(0, self.maxDelay.nanoseconds))
+        let delay = min(cap, base * pow2(attempt - 1))
+        guard delay > 0 else {
             return .zero
         }
-        return .nanoseconds(Int64(Double.random(in: 0...ceiling, using: &generator)))
+        let jittered = min(cap, delay * Double.random(in: 1...1.25, using: &generator))
+        return .nanoseconds(Int64(jittered))
     }
 
     private func pow2(_ exponent: Int) -> Double {

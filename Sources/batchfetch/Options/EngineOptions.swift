@@ -55,6 +55,15 @@ struct EngineOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
+            "Seconds before the first retry of a failure without Retry-After, doubled for each further "
+                + "one (up to a quarter more, at random; at most 60 s), as curl's --retry waits 1, 2, 4 s. "
+                + "A 429 or 503 without Retry-After pauses its host as long.",
+            valueName: "SECONDS"))
+    var retryDelay: Double = 1
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
             "Seconds an attempt may receive nothing (waiting for the answer, or mid-body) before it fails; "
                 + "a slow download goes on while bytes come (curl's --speed-limit 1 --speed-time; whole seconds).",
             valueName: "SECONDS"))
@@ -97,6 +106,9 @@ struct EngineOptions: ParsableArguments {
         guard self.retries >= 0 && self.retries <= 100 else {
             throw ValidationError("--retries \(self.retries) is out of range: give 0 to 100")
         }
+        guard self.retryDelay.isFinite && self.retryDelay >= 0 && self.retryDelay <= 60 else {
+            throw ValidationError("--retry-delay \(self.retryDelay) is out of range: give 0 to 60 seconds")
+        }
         let timeouts = [
             ("--timeout", self.timeout), ("--connect-timeout", self.connectTimeout), ("--max-time", self.maxTime ?? 1),
         ]
@@ -129,6 +141,7 @@ struct EngineOptions: ParsableArguments {
             configuration.hostLimits = limits
         }
         configuration.retry.maxRetries = self.retries
+        configuration.retry.baseDelay = Self.duration(self.retryDelay)
         configuration.idleTimeout = Self.duration(self.timeout)
         configuration.timeout = self.maxTime.map(Self.duration)
         configuration.connectTimeout = Self.duration(self.connectTimeout)
