@@ -24,20 +24,14 @@ struct EngineHostShareTests {
         #expect(started.count == 64)
         #expect(Self.count(started, Self.dead) == 32 && Self.count(started, Self.live) == 32)
         // The live host's answers free slots only it takes, as long as the dead host holds its share.
-        // Once live.test has no work waiting, dead.test is the only host with work and takes them.
         var inFlightLive = started.filter { $0.request.url.hasPrefix(Self.live) }
-        var liveStarted = inFlightLive.count
         var liveDone = 0
         while let transfer = inFlightLive.popLast() {
             harness.respond(transfer)
             liveDone += 1
             let next = harness.admit().started
-            if liveStarted < 200 {
-                #expect(Self.count(next, Self.dead) == 0)
-            }
-            let nextLive = next.filter { $0.request.url.hasPrefix(Self.live) }
-            liveStarted += nextLive.count
-            inFlightLive += nextLive
+            #expect(Self.count(next, Self.dead) == 0)
+            inFlightLive += next
         }
         #expect(liveDone == 200)
     }
@@ -114,9 +108,8 @@ struct EngineHostShareTests {
         let dead = results.filter { $0.request.url.hasPrefix(Self.dead) }
         let unreachable = dead.filter { $0.error?.kind == .hostUnreachable }
         #expect(dead.count == 100 && dead.allSatisfy { $0.error != nil })
-        // The first wave (its share, 8, then every slot once live.test had no work left: 16) and
-        // the probe went out; no other request was sent.
-        #expect(unreachable.count >= 80 && dead.reduce(0) { $0 + $1.attempts } <= 18, "\(dead.map(\.attempts))")
+        // The first wave (its share, 8) and the probe went out; no other request was sent.
+        #expect(unreachable.count >= 90 && dead.reduce(0) { $0 + $1.attempts } <= 10, "\(dead.map(\.attempts))")
         #expect(results.filter { $0.request.url.hasPrefix(Self.live) }.allSatisfy { $0.status == 200 })
     }
 }

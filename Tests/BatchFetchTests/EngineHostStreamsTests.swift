@@ -25,18 +25,25 @@ struct EngineHostStreamsTests {
     }
 
     /// A slow host held at its share takes the slots another host freed when that host has no
-    /// work left, at once, not when one of its own (slow) transfers ends.
+    /// work left, at once, not when one of its own (slow) transfers ends; a host that never
+    /// answered (dead, for all we know) waits for its own.
     @Test func aHostAtItsShareTakesTheSlotsAnotherLeftWithoutWaitingForItsOwn() {
-        var harness = EngineStateMachineHarness { $0.maxInFlight = 8 }
-        let sink = ResultSink()
-        harness.receive(Self.urls("slow", 100) + Self.urls("fast", 4), to: sink)
-        let started = harness.admit().started
-        #expect(Self.count(started, "slow") == 4 && Self.count(started, "fast") == 4)
-        for transfer in started where transfer.request.url.hasPrefix("http://fast.test/") {
-            harness.respond(transfer)
+        for answered in [true, false] {
+            var harness = EngineStateMachineHarness { $0.maxInFlight = 8 }
+            let sink = ResultSink()
+            harness.receive(Self.urls("slow", 100) + Self.urls("fast", 4), to: sink)
+            var started = harness.admit().started
+            #expect(Self.count(started, "slow") == 4 && Self.count(started, "fast") == 4)
+            if answered, let first = started.firstIndex(where: { $0.request.url.hasPrefix("http://slow.test/") }) {
+                harness.respond(started.remove(at: first))
+                #expect(Self.count(harness.admit().started, "slow") == 1)
+            }
+            for transfer in started where transfer.request.url.hasPrefix("http://fast.test/") {
+                harness.respond(transfer)
+            }
+            let next = harness.admit().started
+            #expect(Self.count(next, "slow") == (answered ? 4 : 0), "answered: \(answered)")
         }
-        let next = harness.admit().started
-        #expect(next.count == 4 && Self.count(next, "slow") == 4)
     }
 
     /// With `--http2`, a host that answered over HTTP/2 gets `-c` streams of its own: eight hosts
@@ -86,6 +93,13 @@ struct EngineHostStreamsTests {
         let sink = ResultSink()
         harness.receive(Self.urls("h2", 50) + Self.urls("p1", 50) + Self.urls("p2", 50), to: sink)
         var inFlight = harness.admit().started
+        // The plain hosts have answered (a host that never did takes no slot another left).
+        for plain in ["p1", "p2"] {
+            if let first = inFlight.firstIndex(where: { $0.request.url.hasPrefix("http://\(plain).test/") }) {
+                harness.respond(inFlight.remove(at: first))
+                inFlight += harness.admit().started
+            }
+        }
         guard let first = inFlight.firstIndex(where: { $0.request.url.hasPrefix("http://h2.test/") }) else {
             Issue.record("h2.test did not start")
             return

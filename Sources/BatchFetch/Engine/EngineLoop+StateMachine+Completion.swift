@@ -31,6 +31,7 @@ extension EngineLoop.StateMachine {
         switch outcome {
         case .success(let response):
             status = response.status
+            transfer.budget?.hasAnswered = true
             if response.httpVersion == .http2 || response.httpVersion == .http3 {
                 self.hostBudgets?.multiplexed(transfer, now: now)
             }

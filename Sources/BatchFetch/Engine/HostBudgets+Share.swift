@@ -83,6 +83,9 @@ extension HostBudgets {
     /// Notes that `host` waits at its share (or for the shared slots, all taken while hosts with
     /// streams of their own hold more).
     mutating func awaitShare(_ host: Host) {
+        guard host.hasAnswered else {
+            return
+        }
         self.waitersShare = min(self.waitersShare, self.share(host))
         if !host.awaitsShare {
             host.awaitsShare = true

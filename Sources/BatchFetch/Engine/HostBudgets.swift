@@ -45,6 +45,10 @@ struct HostBudgets {
         var multiplexes = false
         /// In ``HostBudgets/shareWaiters``: held at its share, woken when the share grows.
         var awaitsShare = false
+        /// It answered (any status) in this run: only such a host takes slots another left before
+        /// its own transfers end, so that a host that never answers (dead, its connects pending for
+        /// seconds) cannot take slots that work read a moment later needs.
+        var hasAnswered = false
 
         var isIdle: Bool {
             self.running == 0 && self.waiting == 0 && self.parked.isEmpty && !self.isReady && self.wakeDue == 0
