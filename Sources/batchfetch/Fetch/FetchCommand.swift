@@ -170,6 +170,8 @@ struct FetchCommand: AsyncParsableCommand {
         // Records without bodies need only their size: libcurl's bytes are counted, not copied.
         configuration.keepsBodies = self.body != .none || self.contentPath != nil
         configuration.details = self.recordFields.engineDetails
+        // A signal ends the batch with every response that arrived written (issue 51).
+        configuration.yieldsAnsweredOnCancel = true
         return configuration
     }
 
