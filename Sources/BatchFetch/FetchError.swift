@@ -46,6 +46,10 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let httpStatus = Kind(rawValue: "httpStatus")
         /// The request was cancelled before it completed.
         public static let cancelled = Kind(rawValue: "cancelled")
+        /// The run was stopped (a signal, a failed output) before the request's response arrived:
+        /// it may not have been sent, or the server may have acted on it without its answer being
+        /// seen. Written in place of a record whose later neighbours completed.
+        public static let interrupted = Kind(rawValue: "interrupted")
         /// The body is empty where a JSON document was expected.
         public static let emptyBody = Kind(rawValue: "emptyBody")
         /// The body is not valid JSON (truncated, malformed, invalid UTF-8, nested too deeply).
@@ -100,6 +104,11 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The request was cancelled.
     public static let cancelled = FetchError(kind: .cancelled, message: "cancelled before completion")
+
+    /// The run was stopped before the request's response arrived (``Kind/interrupted``).
+    public static let interrupted = FetchError(
+        kind: .interrupted,
+        message: "the run stopped before the response arrived; the server may or may not have acted on it")
 
     public var description: String { "\(self.kind): \(self.message)" }
 }

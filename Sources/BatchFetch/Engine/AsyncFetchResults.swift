@@ -24,8 +24,11 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
         private let feederGuard: FeederGuard
         private var receivedCount = 0
         private var received: ReceivedResults
+        /// ``Engine/Configuration/yieldsAnsweredOnCancel``.
+        private let yieldsAnsweredOnCancel: Bool
 
         init(engine: Engine, input: Input, orderWindow: Int?) {
+            self.yieldsAnsweredOnCancel = engine.configuration.yieldsAnsweredOnCancel
             let batch = BatchGuard(core: engine.core)
             // A credit comes back when its result is received; in input order, the gate also keeps
             // the input within the reorder window and pauses it over the byte budget.
@@ -82,6 +85,12 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
                 }
                 let results = await self.batch.sink.take()
                 if Task.isCancelled {
+                    if self.yieldsAnsweredOnCancel, !self.batch.finished {
+                        // The feeder first: what it hands over afterwards the engine drops unsent.
+                        self.feederGuard.stop()
+                        self.received.receiveLast(results + (await self.batch.interrupt()))
+                        continue
+                    }
                     self.batch.cancel()
                     self.feederGuard.stop()
                     return nil

@@ -112,6 +112,13 @@ extension Engine {
         /// In input order, how many body bytes the results waiting for an earlier one may hold
         /// before reading more requests pauses (until the earlier one arrives).
         public var reorderBufferBytes: Int = 128 << 20
+        /// What a batch's iterator does when its consuming task is cancelled. `false` (the
+        /// default): it ends at once, and results not yet taken are dropped. `true`: it stops the
+        /// batch's transfers and still yields every result the engine already had, and for each
+        /// request left unanswered below the highest index answered, a ``FetchError/interrupted``
+        /// failure; in input order, every answered result then comes in its place. For a caller
+        /// that must record every response that arrived, whatever stops it.
+        public var yieldsAnsweredOnCancel: Bool = false
         /// Whether responses keep their bodies. `false` counts body bytes
         /// (``Response/bodyByteCount``, still held to ``maxBodyBytes``) and drops them as they
         /// arrive, as a caller that records only status and size wants: no copy, no memory held

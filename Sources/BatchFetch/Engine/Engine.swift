@@ -150,7 +150,7 @@ public final class Engine: Sendable {
             loop = try EngineLoop(configuration: configuration, core: core, store: store)
         } catch {
             let late = core.loopStopped()
-            EngineCore.answerCancelled(late.submissions)
+            EngineCore.answerLate(late)
             return error
         }
         core.loopStarted(wakeup: loop.multi.wakeup)

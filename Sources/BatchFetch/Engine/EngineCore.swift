@@ -83,13 +83,16 @@ final class EngineCore: Sendable {
     }
 
     /// Asks the engine thread to drop every transfer of `sink`'s batch.
-    func cancel(_ sink: ResultSink) {
+    /// - Returns: whether it will: `false` when the engine thread is not running.
+    @discardableResult
+    func cancel(_ sink: ResultSink) -> Bool {
         self.state.withLock { state in
-            guard case .running = state.lifecycle else {
-                return
+            if case .stopped = state.lifecycle {
+                return false
             }
             state.inbox.cancellations.append(sink)
             self.wakeLocked(&state)
+            return true
         }
     }
 
@@ -133,10 +136,19 @@ final class EngineCore: Sendable {
 
     static func answerCancelled(_ submissions: [Submission]) {
         for submission in submissions {
+            let error: FetchError = submission.sink.isInterrupting ? .interrupted : .cancelled
             submission.sink.deliver([
-                FetchResult(
-                    index: submission.index, request: submission.request, outcome: .failure(.cancelled), attempts: 0)
+                FetchResult(index: submission.index, request: submission.request, outcome: .failure(error), attempts: 0)
             ])
+        }
+    }
+
+    /// Answers what reached the inbox after the engine loop stopped: its submissions as cancelled,
+    /// and its cancellations as done (``ResultSink/interruptionDone()``), so no consumer waits.
+    static func answerLate(_ inbox: Inbox) {
+        Self.answerCancelled(inbox.submissions)
+        for sink in inbox.cancellations {
+            sink.interruptionDone()
         }
     }
 

@@ -80,6 +80,9 @@ extension EngineLoop {
         /// Hosts that answered 429 or 503 with `Retry-After`: nothing starts for them until then.
         var hostPauses: [Substring: UInt64] = [:]
         var outbox = Outbox()
+        /// The batches given up (``cancel(_:stop:)``), kept so their identifiers stay theirs: their
+        /// later submissions are dropped unsent. One entry per batch cancelled early.
+        var closedSinks: [ObjectIdentifier: ResultSink] = [:]
         /// Transfers the replay cache let go, handed with the next delivery to its sink, whose
         /// consumer frees them (``ResultSink/retire(_:)``).
         var retired = RetiredTransfers()
@@ -127,6 +130,11 @@ extension EngineLoop {
             deliver: (ResultSink, [FetchResult]) -> Void,
             stop: (Transfer) -> Void
         ) {
+            var inbox = inbox
+            if !self.closedSinks.isEmpty {
+                // A batch's feeder may hand over requests after the batch was given up: unsent.
+                inbox.submissions.removeAll { self.closedSinks[ObjectIdentifier($0.sink)] != nil }
+            }
             if let decide {
                 self.accept(inbox.submissions, decide: decide, deliver: deliver)
             } else {
@@ -193,11 +201,36 @@ extension EngineLoop {
             self.hostBudgets?.enqueued(transfer, now: self.lastNow)
         }
 
-        /// Drops `sink`'s waiters everywhere, and every transfer left with none.
+        /// Drops `sink`'s waiters everywhere, and every transfer left with none; a sink that keeps
+        /// its answered results (``ResultSink/isInterrupting``) gets an `interrupted` result for
+        /// each waiter dropped. The sink's later submissions are refused unsent.
         private mutating func cancel(_ sink: ResultSink, stop: (Transfer) -> Void) {
+            self.closedSinks[ObjectIdentifier(sink)] = sink
+            let interrupting = sink.isInterrupting
+            var unanswered: [FetchResult] = []
             let drop: (Transfer) -> Bool = { transfer in
-                transfer.waiters.removeAll { $0.sink === sink }
+                var position = 0
+                transfer.waiters.removeAll { waiter in
+                    guard waiter.sink === sink else {
+                        position += 1
+                        return false
+                    }
+                    if interrupting {
+                        // Attempts on the first waiter's result only, as a finished transfer's.
+                        unanswered.append(
+                            FetchResult(
+                                index: waiter.index, request: transfer.request, outcome: .failure(.interrupted),
+                                attempts: position == 0 ? transfer.attempts : 0, storeTicket: waiter.ticket))
+                    }
+                    position += 1
+                    return true
+                }
                 return transfer.waiters.isEmpty
+            }
+            defer {
+                for result in unanswered {
+                    self.outbox.append(sink, result)
+                }
             }
             for transfer in self.pending where drop(transfer) {
                 self.forget(transfer)

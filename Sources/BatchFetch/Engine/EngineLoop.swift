@@ -92,6 +92,16 @@ final class EngineLoop {
     }
 
     private func receive(_ inbox: EngineCore.Inbox) {
+        defer {
+            if !inbox.cancellations.isEmpty {
+                // Everything the cancelled batches were owed (their answered results, and their
+                // requests left unanswered as `interrupted`) goes before the word that it has gone.
+                self.machine.deliver(to: Self.deliver)
+                for sink in inbox.cancellations {
+                    sink.interruptionDone()
+                }
+            }
+        }
         guard let store = self.store, !inbox.submissions.isEmpty else {
             self.machine.receive(inbox, decide: nil, deliver: Self.deliver, stop: self.stop)
             return
@@ -187,7 +197,7 @@ final class EngineLoop {
         }
         self.machine.shutdown(now: MonotonicClock.now(), stop: self.stop, deliver: Self.deliver)
         let late = self.core.loopStopped()
-        EngineCore.answerCancelled(late.submissions)
+        EngineCore.answerLate(late)
         self.idle.removeAll()
         self.cookieJar?.close()
     }

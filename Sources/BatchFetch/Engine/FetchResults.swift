@@ -63,6 +63,8 @@ struct BatchIterator {
     private var bodies = 0
     private let refillThreshold: Int
     private let batch: BatchGuard
+    /// ``Engine/Configuration/yieldsAnsweredOnCancel``.
+    private let yieldsAnsweredOnCancel: Bool
     private let input: () -> Request?
     private var inputExhausted = false
     private var nextIndex = 0
@@ -86,6 +88,7 @@ struct BatchIterator {
         // cross-thread hand-over and wake-up per request.
         self.refillThreshold = Swift.max(1, self.readAhead / 8)
         self.batch = BatchGuard(core: engine.core)
+        self.yieldsAnsweredOnCancel = engine.configuration.yieldsAnsweredOnCancel
         self.input = input
     }
 
@@ -104,6 +107,12 @@ struct BatchIterator {
             }
             let results = await self.batch.sink.take()
             if results.isEmpty || Task.isCancelled {
+                if self.yieldsAnsweredOnCancel {
+                    await self.received.receiveLast(results + self.batch.interrupt())
+                    self.outstanding = 0
+                    self.inputExhausted = true
+                    continue
+                }
                 self.batch.cancel()
                 self.outstanding = 0
                 self.inputExhausted = true
@@ -191,6 +200,20 @@ final class BatchGuard {
         self.finished = true
         self.sink.cancel()
         self.core.cancel(self.sink)
+    }
+
+    /// Stops the batch keeping what was answered: the engine drops its transfers, answering each
+    /// request they leave as `interrupted`. - Returns: everything the engine then held for it.
+    func interrupt() async -> [FetchResult] {
+        guard !self.finished else {
+            return []
+        }
+        self.finished = true
+        self.sink.interrupt()
+        if !self.core.cancel(self.sink) {
+            self.sink.interruptionDone()
+        }
+        return await self.sink.takeInterrupted()
     }
 
     deinit {

@@ -12,6 +12,8 @@ struct ReceivedResults {
     private(set) var ready = Deque<FetchResult>()
     /// Input order; `nil` for completion order.
     private(set) var order: ResultOrder?
+    /// The highest index of a result received that is not ``FetchError/interrupted``; -1 before one.
+    private(set) var lastAnswered = -1
     /// The engine's response store, if any: the engine thread answers from it (see
     /// ``EngineLoop``); the results of the requests it let through are completed here.
     let store: (any ResponseStore)?
@@ -35,6 +37,9 @@ struct ReceivedResults {
     /// releases them again), so the caller should hold no other reference to the array.
     mutating func insert(_ results: consuming [FetchResult]) {
         var results = results
+        for result in results where result.index > self.lastAnswered && result.error?.kind != .interrupted {
+            self.lastAnswered = result.index
+        }
         if self.order == nil {
             // Popped from the back, which moves each one out; reversed first to keep their order.
             results.reverse()
@@ -44,6 +49,23 @@ struct ReceivedResults {
         } else {
             // Mutated through the optional in place: a copy would copy the reorder slots.
             self.order?.insert(&results, readyInto: &self.ready)
+        }
+    }
+
+    /// Takes the last results of a batch that stopped early: every answered one, and the
+    /// `interrupted` ones below the highest index answered (those after it are dropped); in input
+    /// order, everything that waited is then released in its place, a gap (a request whose result
+    /// never came) as `interrupted` too. Nothing waits for an earlier result after this.
+    mutating func receiveLast(_ results: consuming [FetchResult]) {
+        var results = results
+        for result in results where result.index > self.lastAnswered && result.error?.kind != .interrupted {
+            self.lastAnswered = result.index
+        }
+        let last = self.lastAnswered
+        results.removeAll { $0.index > last && $0.error?.kind == .interrupted }
+        self.receive(results)
+        self.order?.flush(into: &self.ready) { index in
+            FetchResult(index: index, request: Request(""), outcome: .failure(.interrupted), attempts: 0)
         }
     }
 

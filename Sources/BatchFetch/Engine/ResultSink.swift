@@ -11,6 +11,14 @@ final class ResultSink: Sendable {
         var buffer: [FetchResult] = []
         var waiter: UnsafeContinuation<[FetchResult], Never>?
         var cancelled = false
+        /// The consuming task was cancelled: ``take()`` no longer waits.
+        var woken = false
+        /// The consumer asked to stop the batch and keep what was answered (``interrupt()``).
+        var interrupting = false
+        /// The engine has dropped the batch's transfers and handed over everything it held for it.
+        var interrupted = false
+        /// The consumer waiting for ``interrupted``.
+        var interruptWaiter: UnsafeContinuation<[FetchResult], Never>?
         /// How many requests the input produced in all, once it has ended (streamed input only).
         var inputTotal: Int?
         /// How many results were delivered in all.
@@ -101,7 +109,7 @@ final class ResultSink: Sendable {
                         swap(&taken, &state.buffer)
                         return taken
                     }
-                    if state.cancelled || state.inputTotal == state.delivered {
+                    if state.cancelled || state.woken || state.inputTotal == state.delivered {
                         return []
                     }
                     state.waiter = continuation
@@ -113,7 +121,71 @@ final class ResultSink: Sendable {
                 retired.transfers.removeAll()
             }
         } onCancel: {
-            self.cancel()
+            // Wakes the consumer but keeps what is buffered: a consumer that keeps answered
+            // results takes them (``takeInterrupted()``); one that does not cancels the batch.
+            let waiter = self.state.withLock { state in
+                state.woken = true
+                let waiter = state.waiter
+                state.waiter = nil
+                return waiter
+            }
+            waiter?.resume(returning: [])
+        }
+    }
+
+    // MARK: - interrupting, keeping what was answered
+
+    /// Marks the batch as stopping with its answered results kept: when the engine drops its
+    /// transfers, it delivers an ``FetchError/interrupted`` result for each request they leave
+    /// unanswered, then calls ``interruptionDone()``. The consumer then asks the engine to cancel
+    /// this sink and waits in ``takeInterrupted()``.
+    func interrupt() {
+        self.state.withLock { $0.interrupting = true }
+    }
+
+    /// Whether the consumer stops the batch keeping its answered results (engine thread).
+    var isInterrupting: Bool { self.state.withLock { $0.interrupting } }
+
+    /// The engine has handed over all it held for this batch (or has stopped): wakes the consumer
+    /// in ``takeInterrupted()``. Idempotent.
+    func interruptionDone() {
+        let handOver: (UnsafeContinuation<[FetchResult], Never>, [FetchResult])? = self.state.withLock { state in
+            guard !state.interrupted else {
+                return nil
+            }
+            state.interrupted = true
+            guard let waiter = state.interruptWaiter else {
+                return nil
+            }
+            state.interruptWaiter = nil
+            state.cancelled = true
+            var taken: [FetchResult] = []
+            swap(&taken, &state.buffer)
+            return (waiter, taken)
+        }
+        if let (waiter, results) = handOver {
+            waiter.resume(returning: results)
+        }
+    }
+
+    /// Waits, whether or not the consuming task is cancelled, until the engine has handed over
+    /// everything of an interrupted batch (``interruptionDone()``), and takes it; the sink accepts
+    /// nothing more after.
+    func takeInterrupted() async -> [FetchResult] {
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<[FetchResult], Never>) in
+            let taken: [FetchResult]? = self.state.withLock { state in
+                guard state.interrupted else {
+                    state.interruptWaiter = continuation
+                    return nil
+                }
+                state.cancelled = true
+                var taken: [FetchResult] = []
+                swap(&taken, &state.buffer)
+                return taken
+            }
+            if let taken {
+                continuation.resume(returning: taken)
+            }
         }
     }
 

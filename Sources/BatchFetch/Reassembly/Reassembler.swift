@@ -67,6 +67,17 @@ public struct Reassembler<Value> {
         self.waiting -= 1
         return value
     }
+
+    /// Gives up on the value at ``next``, which has not arrived, and advances past it: for a
+    /// producer that stops early and emits what came after a gap.
+    @inlinable
+    public mutating func skipNext() {
+        let slot = self.next % self.window
+        if self.slots[slot].take() != nil {
+            self.waiting -= 1
+        }
+        self.nextIndex += 1
+    }
 }
 
 extension Reassembler: Sendable where Value: Sendable {}

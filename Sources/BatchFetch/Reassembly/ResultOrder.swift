@@ -52,6 +52,20 @@ struct ResultOrder {
             ready.append(result)
         }
     }
+
+    /// Appends every result still waiting to `ready`, in input order, each gap before one of them
+    /// filled by `gap(index)`: for a batch that stopped early (``Engine/Configuration/yieldsAnsweredOnCancel``).
+    mutating func flush(into ready: inout Deque<FetchResult>, gap: (Int) -> FetchResult) {
+        while self.reassembler.pending > 0 {
+            if let result = self.reassembler.popNext() {
+                self.heldBytes -= result.bodyByteCount
+                ready.append(result)
+            } else {
+                ready.append(gap(self.reassembler.next))
+                self.reassembler.skipNext()
+            }
+        }
+    }
 }
 
 extension FetchResult {

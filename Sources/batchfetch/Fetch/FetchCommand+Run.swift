@@ -52,7 +52,7 @@ extension FetchCommand {
                     &iterator, writer: &writer, input: source, tally: tally, sink: sink, priority: priority)
                 stream.cancel()
             }
-            writer.drain(to: sink)
+            Self.drain(&writer, to: sink, tally: tally)
             // Shut down here (withEngine's own call is then a no-op) so the cache's counts
             // include its final writes.
             await engine.shutdown()
@@ -75,9 +75,17 @@ extension FetchCommand {
         }
         let shard = source.shardManifest(
             path: self.input, order: self.order, records: summary.records, complete: finished, output: self.output)
+        var lost: OutputLoss?
+        if let failure = sink.failure, failure != EPIPE {
+            // What the output lacks: records fetched and not written whole, and lines never fetched.
+            let produced = summary.records + summary.unwritten
+            lost = OutputLoss(
+                error: String(cString: strerror(failure)), unwritten: summary.unwritten,
+                unfetched: source.requestCount().map { max(0, $0 - produced) })
+        }
         let statsWritten = self.summarize(
             summary, skipped: self.skipExisting ? source.skipped.value : nil, cache: try? run.outcome.get(),
-            elapsed: elapsed, shard: shard, hosts: tally.hosts.withLock { $0 }, interruptedBy: run.signal)
+            elapsed: elapsed, shard: shard, hosts: tally.hosts.withLock { $0 }, interruptedBy: run.signal, lost: lost)
         var ending = RunEnding()
         // The reader went away (a closed pipe, as with `| head`) or the disk is full.
         ending.unwritten = sink.failure
@@ -90,4 +98,14 @@ extension FetchCommand {
         ending.someFailed = summary.failed > 0 || !statsWritten
         try ending.finish()
     }
+}
+
+/// What a failed output left out (``FetchStats/outputError`` and the two counts after it).
+struct OutputLoss {
+    /// The write's error, as `strerror` says it.
+    let error: String
+    /// Records fetched and not written whole.
+    let unwritten: Int
+    /// Input lines never fetched; `nil` for standard input, whose rest is not read.
+    let unfetched: Int?
 }

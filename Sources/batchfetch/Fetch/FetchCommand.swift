@@ -170,6 +170,8 @@ struct FetchCommand: AsyncParsableCommand {
         // Records without bodies need only their size: libcurl's bytes are counted, not copied.
         configuration.keepsBodies = self.body != .none || self.contentPath != nil
         configuration.details = self.recordFields.engineDetails
+        // A signal ends the batch with every response that arrived written (issue 51).
+        configuration.yieldsAnsweredOnCancel = true
         return configuration
     }
 
@@ -249,8 +251,16 @@ struct FetchCommand: AsyncParsableCommand {
             echo: note?.echo ?? [])
         tally.count(result, failure: kind)
         if writer.pendingBytes >= 1 << 16 || idle {
-            writer.drain(to: sink)
+            Self.drain(&writer, to: sink, tally: tally)
         }
+    }
+
+    /// Writes out what `writer` holds, and counts the records written whole.
+    static func drain(_ writer: inout RecordWriter, to sink: FileHandleOutput, tally: FetchTally) {
+        let failedBefore = sink.failure != nil
+        writer.drain(to: sink)
+        let whole = failedBefore ? 0 : sink.failure == nil ? Int.max : sink.linesInFailedWrite
+        tally.settle(written: whole)
     }
 
     /// The folder of `--save-dir`, opened (created if needed). - Throws: ``ExitCode/usage`` when it
@@ -271,7 +281,7 @@ struct FetchCommand: AsyncParsableCommand {
     /// for, was written.
     func summarize(
         _ summary: FetchTally.Snapshot, skipped: Int?, cache: HTTPCacheStatistics?, elapsed: Double,
-        shard: ShardManifest?, hosts: [String: HostCounts], interruptedBy signal: Int32?
+        shard: ShardManifest?, hosts: [String: HostCounts], interruptedBy signal: Int32?, lost: OutputLoss? = nil
     ) -> Bool {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
@@ -281,6 +291,10 @@ struct FetchCommand: AsyncParsableCommand {
             text += signal.map { "; interrupted by \(InterruptHandler.name(of: $0))\n" } ?? "\n"
             for (kind, count) in summary.failuresByKind.sorted(by: { $0.key < $1.key }) {
                 text += "  \(kind): \(count)\n"
+            }
+            if let lost {
+                text += "  not written (\(lost.error)): \(lost.unwritten) fetched, "
+                text += lost.unfetched.map { "\($0) input lines never fetched\n" } ?? "the rest of the input not read\n"
             }
             if let skipped {
                 text += "  skipped, already saved: \(skipped)\n"
@@ -297,6 +311,7 @@ struct FetchCommand: AsyncParsableCommand {
                 failuresByKind: summary.failuresByKind, requests: summary.requests, retries: summary.retries,
                 bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate,
                 protocols: summary.protocols, cache: cache, skipped: skipped, shard: shard,
-                hosts: hosts.isEmpty ? nil : hosts, interrupted: signal != nil))
+                hosts: hosts.isEmpty ? nil : hosts, interrupted: signal != nil, outputError: lost?.error,
+                unwritten: lost?.unwritten, unfetched: lost?.unfetched))
     }
 }

@@ -107,6 +107,32 @@ final class FetchInput: Sendable {
             skipped: counter, tally: tally, readFailure: failure)
     }
 
+    /// How many requests the input holds in all (shard and skips applied), read again from the
+    /// start without fetching; `nil` for standard input, which cannot be read again. For saying
+    /// how many were never fetched when a run stopped early.
+    func requestCount() -> Int? {
+        var arguments: [String] = []
+        var reader: LineReader?
+        switch self.source {
+        case .arguments(let urls):
+            arguments = urls
+        case .file(let file, let urls):
+            arguments = urls
+            reader = try? LineReader(path: file)
+        case .standardInput:
+            return nil
+        }
+        var requests = LazyRequests(
+            arguments: arguments, reader: reader, path: "-",
+            selector: LineSelector(shard: self.shard, skip: self.skip, lines: self.lines), indices: IndexMap(),
+            failure: ReadFailure())
+        var count = 0
+        while requests.next() != nil {
+            count += 1
+        }
+        return count
+    }
+
     /// The lazily read requests of an argument or file source (call on the consuming task).
     func lazyRequests() -> LazyRequests {
         var arguments: [String] = []

@@ -27,6 +27,12 @@ struct FetchStats: Encodable {
     var hosts: [String: HostCounts]? = nil
     /// Whether a signal stopped the run: the records are those written before it.
     var interrupted = false
+    /// When writing the records failed: the error (`strerror`'s text), the records fetched and
+    /// not written whole (``records`` counts those written whole only), and the input lines never
+    /// fetched (`nil` for standard input, whose rest is not read).
+    var outputError: String? = nil
+    var unwritten: Int? = nil
+    var unfetched: Int? = nil
 }
 
 /// Counts records as they are written. Thread-safe.
@@ -39,6 +45,8 @@ final class FetchTally: Sendable {
         var retries = 0
         var bytes = 0
         var protocols: [String: Int] = [:]
+        /// Records formatted and not written whole (the output failed).
+        var unwritten = 0
     }
 
     private let state = Mutex(Snapshot())
@@ -47,9 +55,14 @@ final class FetchTally: Sendable {
 
     var snapshot: Snapshot { self.state.withLock { $0 } }
 
+    /// Records formatted and not yet written out, by their failure kind (`nil`: ok): they count
+    /// as records once written whole (``settle(written:)``).
+    private let pending = Mutex<[FetchError.Kind?]>([])
+
+    /// Counts a result's requests and bytes, and its record as pending until it is written.
     func count(_ result: FetchResult, failure: FetchError.Kind?) {
+        self.pending.withLock { $0.append(failure) }
         self.state.withLock { s in
-            s.records += 1
             s.requests += result.attempts
             s.retries += max(0, result.attempts - 1)
             // A copy of another record's response (its attempts are 0) moved no bytes of its own.
@@ -57,10 +70,24 @@ final class FetchTally: Sendable {
                 s.bytes += response.bodyByteCount
                 s.protocols[response.httpVersion.rawValue, default: 0] += 1
             }
-            if let failure {
-                s.failed += 1
-                s.failuresByKind[failure.rawValue, default: 0] += 1
+        }
+    }
+
+    /// The pending records were written out: the first `written` of them whole, the rest not.
+    func settle(written: Int) {
+        let records = self.pending.withLock { pending in
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        self.state.withLock { s in
+            for failure in records.prefix(written) {
+                s.records += 1
+                if let failure {
+                    s.failed += 1
+                    s.failuresByKind[failure.rawValue, default: 0] += 1
+                }
             }
+            s.unwritten += max(0, records.count - written)
         }
     }
 }

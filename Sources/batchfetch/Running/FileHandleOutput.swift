@@ -16,12 +16,23 @@ final class FileHandleOutput: Sendable {
     /// write-back to start (``startWriteback()``) or to wait for (``flush()``).
     private let ownedRegularFile: Bool
     private let failedErrno = Atomic<Int32>(0)
+    /// The file offset after the last byte written (regular files this output opened).
+    private let position = Atomic<Int>(0)
+    /// The file offset after the last line end written: where a failed write cuts the file back
+    /// to, so it never ends in part of a record (regular files this output opened).
+    private let lineEnd = Atomic<Int>(0)
+    private let failedWriteLines = Atomic<Int>(0)
 
-    /// The `errno` of the first failed write, or `nil`.
+    /// The `errno` of the first failed write, or `nil`. After it, writes are ignored; a regular
+    /// file this output opened was cut back to its last complete line.
     var failure: Int32? {
         let value = self.failedErrno.load(ordering: .relaxed)
         return value == 0 ? nil : value
     }
+
+    /// How many lines the failed write (``failure``) completed before it failed: with those
+    /// before it, the lines the output holds whole.
+    var linesInFailedWrite: Int { self.failedWriteLines.load(ordering: .relaxed) }
 
     static let standardOutput = FileHandleOutput(descriptor: 1)
     static let standardError = FileHandleOutput(descriptor: 2)
@@ -38,6 +49,12 @@ final class FileHandleOutput: Sendable {
         self.owned = true
         var status = stat()
         self.ownedRegularFile = fstat(descriptor, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+        if self.ownedRegularFile {
+            // A resumed crawl appends after what it kept, which ends in a line end.
+            let start = max(0, Int(lseek(descriptor, 0, SEEK_CUR)))
+            self.position.store(start, ordering: .relaxed)
+            self.lineEnd.store(start, ordering: .relaxed)
+        }
     }
 
     /// Opens (creates or truncates) a file for writing.
@@ -77,12 +94,17 @@ final class FileHandleOutput: Sendable {
         bytes.withUnsafeBytes { self.write([$0]) }
     }
 
-    /// Writes `pieces` one after another with `writev`, resuming after short writes.
+    /// Writes `pieces` one after another with `writev`, resuming after short writes. Does nothing
+    /// once a write failed: what follows a lost piece would be garbage.
     func write(_ pieces: [UnsafeRawBufferPointer]) {
+        guard self.failure == nil else {
+            return
+        }
         var vectors = pieces.compactMap { piece in
             piece.baseAddress.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0), iov_len: piece.count) }
         }
         var first = 0
+        var done = 0
         while first < vectors.count {
             // At most IOV_MAX (1024 on Linux) vectors per call.
             let written = vectors[first...].withUnsafeBufferPointer { rest in
@@ -92,9 +114,10 @@ final class FileHandleOutput: Sendable {
                 if errno == EINTR {
                     continue
                 }
-                _ = self.failedErrno.compareExchange(expected: 0, desired: errno, ordering: .relaxed)
+                self.failed(errno, pieces: pieces, written: done)
                 return
             }
+            done += written
             // Skip what was written: whole vectors, then part of the next one.
             var left = written
             while first < vectors.count && left >= vectors[first].iov_len {
@@ -106,6 +129,75 @@ final class FileHandleOutput: Sendable {
                 vectors[first].iov_len -= left
             }
         }
+        if self.ownedRegularFile {
+            self.wrote(pieces, count: done)
+        }
+    }
+
+    /// Moves the position past `count` bytes of `pieces`, and the last line end with it.
+    private func wrote(_ pieces: [UnsafeRawBufferPointer], count: Int) {
+        let start = self.position.load(ordering: .relaxed)
+        self.position.store(start + count, ordering: .relaxed)
+        // Records end in a line end: the last byte says so without a search.
+        if let last = pieces.last(where: { !$0.isEmpty }), last[last.count - 1] == 0x0A {
+            self.lineEnd.store(start + count, ordering: .relaxed)
+        } else if let found = Self.lines(in: pieces, count: count, counting: false).last {
+            self.lineEnd.store(start + found + 1, ordering: .relaxed)
+        }
+    }
+
+    /// A write failed with `code` after `written` bytes of `pieces`: counts the lines they
+    /// completed, and cuts a regular file this output opened back to its last line end, so it
+    /// holds whole records only.
+    private func failed(_ code: Int32, pieces: [UnsafeRawBufferPointer], written: Int) {
+        let (count, last) = Self.lines(in: pieces, count: written, counting: true)
+        self.failedWriteLines.store(count, ordering: .relaxed)
+        if self.ownedRegularFile {
+            let start = self.position.load(ordering: .relaxed)
+            if let last {
+                self.lineEnd.store(start + last + 1, ordering: .relaxed)
+            }
+            self.position.store(start + written, ordering: .relaxed)
+            // Nothing more can be done if this fails too; the error is reported either way.
+            _ = ftruncate(self.descriptor, off_t(self.lineEnd.load(ordering: .relaxed)))
+        }
+        _ = self.failedErrno.compareExchange(expected: 0, desired: code, ordering: .relaxed)
+    }
+
+    /// In the first `count` bytes of `pieces`: how many line ends (when `counting`; else only the
+    /// last is looked for, from the end), and the offset of the last one.
+    private static func lines(
+        in pieces: [UnsafeRawBufferPointer], count: Int, counting: Bool
+    ) -> (count: Int, last: Int?) {
+        var ends = 0
+        var last: Int?
+        var offset = 0
+        var spans: [(offset: Int, bytes: UnsafeRawBufferPointer)] = []
+        for piece in pieces where offset < count {
+            spans.append((offset, UnsafeRawBufferPointer(rebasing: piece.prefix(count - offset))))
+            offset += piece.count
+        }
+        if !counting {
+            for span in spans.reversed() {
+                if let base = span.bytes.baseAddress, let hit = memrchr(base, 0x0A, span.bytes.count) {
+                    return (0, span.offset + (base.distance(to: UnsafeRawPointer(hit))))
+                }
+            }
+            return (0, nil)
+        }
+        for span in spans {
+            guard let base = span.bytes.baseAddress else {
+                continue
+            }
+            var from = 0
+            while from < span.bytes.count, let hit = memchr(base + from, 0x0A, span.bytes.count - from) {
+                let at = base.distance(to: UnsafeRawPointer(hit))
+                ends += 1
+                last = span.offset + at
+                from = at + 1
+            }
+        }
+        return (ends, last)
     }
 
     /// Starts writing what was written so far to disk, without waiting, so that ``flush()`` at

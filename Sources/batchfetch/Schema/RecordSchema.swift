@@ -54,7 +54,7 @@ enum RecordSchema: String, CaseIterable {
                   "type": "object",
                   "required": ["kind", "message"],
                   "properties": {
-                    "kind": {"description": "A stable category: invalidURL, invalidRequest, unsupportedScheme, invalidHeader, dnsFailure, connectFailed, hostUnreachable, timeout, tlsFailure, tooLarge, tooManyRedirects, transport, invalidResponse, httpStatus, cancelled, emptyBody, invalidJSON, wrongContentType, missingKey, unexpectedShape, notCached, fileWrite, other, …", "type": "string", "pattern": "^[a-z][A-Za-z0-9]*$"},
+                    "kind": {"description": "A stable category: invalidURL, invalidRequest, unsupportedScheme, invalidHeader, dnsFailure, connectFailed, hostUnreachable, timeout, tlsFailure, tooLarge, tooManyRedirects, transport, invalidResponse, httpStatus, cancelled, interrupted, emptyBody, invalidJSON, wrongContentType, missingKey, unexpectedShape, notCached, fileWrite, other, …", "type": "string", "pattern": "^[a-z][A-Za-z0-9]*$"},
                     "message": {"description": "What happened, for a person; never credentials.", "type": "string"}
                   },
                   "additionalProperties": false

@@ -1,0 +1,78 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 51: a failed output (here a full disk) leaves whole records only, and the run says what
+/// it wrote, what it fetched and did not write, and what it never fetched.
+@Suite(.serialized)
+struct FetchOutputErrorTests {
+    /// Mounts a 64 KiB tmpfs at `path`; `false` where that is not allowed (not root, a container).
+    private static func mountSmallDisk(at path: String) -> Bool {
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=64k", "tmpfs", path]
+        mount.standardError = FileHandle.nullDevice
+        guard (try? mount.run()) != nil else {
+            return false
+        }
+        mount.waitUntilExit()
+        return mount.terminationStatus == 0
+    }
+
+    private static func unmount(_ path: String) {
+        let umount = Process()
+        umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+        umount.arguments = [path]
+        try? umount.run()
+        umount.waitUntilExit()
+    }
+
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aFullDiskLeavesWholeRecordsAndTheSummarySaysWhatIsMissing() async throws {
+        let directory = try ScratchDirectory("fetch-output-error")
+        let disk = directory.path("disk")
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        guard Self.mountSmallDisk(at: disk) else {
+            print("FetchOutputErrorTests: skipped, cannot mount a tmpfs here")
+            return
+        }
+        defer { Self.unmount(disk) }
+        try await TestHTTPServer.with { server in
+            let count = 2_000
+            let input = directory.path("urls.txt")
+            let urls = (0..<count).map { "\(server.baseURL)/ok?size=1000&i=\($0)" }
+            try (urls.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+            let output = disk + "/out.ndjson"
+            let stats = directory.path("stats.json")
+            let run = try await Executable.batchfetch().runOffPool(
+                ["fetch", "-c", "4", "-i", input, "-o", output, "--stats", stats])
+            #expect(run.status == 1)
+            #expect(run.stderr.contains("No space left on device"), "\(run.stderr)")
+
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
+            #expect(!bytes.isEmpty)
+            #expect(bytes.last == 0x0A, "the file ends with a whole line")
+            let lines = bytes.split(separator: 0x0A)
+            for line in lines {
+                #expect(
+                    (try? JSONSerialization.jsonObject(with: Data(line))) != nil,
+                    "\(String(decoding: line, as: UTF8.self))")
+            }
+            #expect(
+                run.stderr.contains("fetch: \(lines.count) records, \(lines.count) ok, 0 failed in "), "\(run.stderr)")
+            #expect(run.stderr.contains("not written (No space left on device): "), "\(run.stderr)")
+
+            let written = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any])
+            #expect(written["records"] as? Int == lines.count)
+            #expect(written["outputError"] as? String == "No space left on device")
+            let unwritten = try #require(written["unwritten"] as? Int)
+            let unfetched = try #require(written["unfetched"] as? Int)
+            #expect(lines.count + unwritten + unfetched == count)
+            // It stopped promptly: most of the input was never sent.
+            let sent = server.snapshot.arrivals["/ok"]?.count ?? 0
+            #expect(sent < count / 2, "the server saw \(sent) requests")
+            #expect(unfetched >= count - sent)
+        }
+    }
+}
