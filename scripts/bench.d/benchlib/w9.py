@@ -663,6 +663,14 @@ def _run_row(bench, row, round_number, network, server, folder, limit, results):
     tools = _tools(bench, row, lists, server.cert, folder / "out")
     network.shape(row)
     ok, measured = network.verify(row)
+    # A loaded 2-core machine can hold a ping late once (seen: a mean of 100 ms for 80 ms, while a
+    # build ran): check twice more before stopping W9, which a real shaping fault fails every time.
+    for _ in range(2):
+        if ok:
+            break
+        say(f"{row.name} round {round_number}: shaper check missed ({measured}); checking again")
+        time.sleep(2)
+        ok, measured = network.verify(row)
     rate = f", {row.rate_mbit} Mbit/s link (tbf)" if row.rate_mbit else ""
     say(f"{row.name} round {round_number}: {row.count} × {row.size} B over {row.hosts} hosts, RTT {row.rtt_ms} ms"
         f"{rate}, loss {row.loss:.1%} each way; shaper checked: {measured}")
