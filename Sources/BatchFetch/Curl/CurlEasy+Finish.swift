@@ -32,7 +32,9 @@ extension CurlEasy {
             var failure = FetchError(
                 kind: error.kind, message: error.message, status: status >= 200 ? status : nil, snippet: error.snippet)
             failure.timedOutConnecting = error.timedOutConnecting
-            if error.kind == .timeout || error.kind == .transport {
+            // Only a 200 (or a resumed 206) that broke off has bytes worth keeping: a failed
+            // connect has no headers to parse.
+            if (error.kind == .timeout || error.kind == .transport) && (status == 200 || status == 206) {
                 self.keepResumePoint(
                     status: status, headers: HTTPHeaders(raw: Array(self.receiver.pointee.headers.buffer)),
                     body: self.receiver.pointee.takeBody())

@@ -50,7 +50,7 @@ extension CurlEasy {
     func setResume(_ transfer: Transfer) {
         let h = self.rawHandle
         guard let point = transfer.resume, transfer.request.method == .get, !transfer.request.hasBody,
-            self.seedBody(point.body)
+            self.receiver.pointee.seed(point.body)
         else {
             transfer.resume = nil
             if self.usesRange {
@@ -73,7 +73,7 @@ extension CurlEasy {
         }
         transfer.resume = ResumePoint.after(
             status: status, headers: headers, body: body, previous: transfer.resume,
-            resumed: self.resumeAccepted)
+            resumed: self.receiver.pointee.resumeAccepted)
     }
 }
 
@@ -100,12 +100,4 @@ extension CurlEasy {
             self.usesDefaultHeaders = false
         }
     }
-
-    /// Puts `bytes` at the start of the receiver's body. - Returns: whether it could.
-    func seedBody(_ bytes: Data) -> Bool {
-        self.receiver.pointee.seed(bytes)
-    }
-
-    /// Whether the receiver's response went on from a ``ResumePoint`` (a `206` of the rest).
-    var resumeAccepted: Bool { self.receiver.pointee.resumeAccepted }
 }

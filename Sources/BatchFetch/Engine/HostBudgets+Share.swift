@@ -100,8 +100,8 @@ extension HostBudgets {
         guard !self.shareWaiters.isEmpty else {
             return
         }
-        let share = (self.slots + max(1, self.activeHosts) - 1) / max(1, self.activeHosts)
-        guard share > self.waitersShare || self.hostsWithWork <= 1 || self.sharedSlotFreed else {
+        let grew = self.share(among: self.activeHosts) > self.waitersShare
+        guard grew || self.hostsWithWork <= 1 || self.sharedSlotFreed else {
             return
         }
         self.sharedSlotFreed = false

@@ -18,8 +18,6 @@ struct HostBudgets {
     /// (``Transfer/budget``) and each change is a write through it, not a look-up of its key and
     /// a copy of its queue and counts.
     final class Host {
-        /// The host's key (``HostKey``).
-        let key: Substring
         /// Dropped from ``HostBudgets/hosts`` as idle: a transfer holding it looks its host up again.
         var isForgotten = false
         var bucket: TokenBucket?
@@ -60,10 +58,6 @@ struct HostBudgets {
         /// What ``HostBudgets/account(_:_:)`` counts of it.
         var standing: Standing {
             Standing(isActive: self.isActive, hasWork: self.hasWork, multiplexes: self.multiplexes)
-        }
-
-        init(key: Substring) {
-            self.key = key
         }
     }
 
@@ -183,7 +177,12 @@ struct HostBudgets {
 
     /// The slots each host that shares them may hold, `host` counted among them.
     func share(_ host: Host) -> Int {
-        let sharing = max(1, self.activeHosts + (host.isActive ? 0 : 1))
+        self.share(among: self.activeHosts + (host.isActive ? 0 : 1))
+    }
+
+    /// The slots each of `hosts` hosts sharing them may hold (rounded up; at least one host).
+    func share(among hosts: Int) -> Int {
+        let sharing = max(1, hosts)
         return (self.slots + sharing - 1) / sharing
     }
 
@@ -334,7 +333,7 @@ struct HostBudgets {
             }
             self.hosts = self.hosts.filter { !$0.value.isForgotten }
         }
-        let host = Host(key: key)
+        let host = Host()
         let rule = self.limits.rate(forHostKey: key)
         if self.limits.adaptive {
             let adaptive = AdaptiveRate(ceiling: rule, now: now)
