@@ -119,6 +119,8 @@ let package = Package(
             name: "CocktailDB",
             dependencies: ["BatchFetch"]
         ),
+        // Signals caught without loss, for both commands (a handler writing to a pipe).
+        .target(name: "ProcessSignals"),
         .target(
             name: "CocktailReplica",
             dependencies: [
@@ -137,6 +139,7 @@ let package = Package(
                 "BatchFetchMerge",
                 "CLinux",
                 "CocktailDB",
+                "ProcessSignals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
@@ -146,6 +149,7 @@ let package = Package(
             name: "cocktaildb-replica",
             dependencies: [
                 "CocktailReplica",
+                "ProcessSignals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -171,6 +175,7 @@ let package = Package(
                 "BatchFetchFiles",
                 "BatchFetchMerge",
                 "CocktailReplica",
+                "ProcessSignals",
                 "TestSupport",
             ]
         ),

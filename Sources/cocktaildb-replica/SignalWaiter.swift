@@ -1,4 +1,5 @@
 import Dispatch
+import ProcessSignals
 
 #if canImport(Glibc)
     import Glibc
@@ -8,12 +9,12 @@ import Dispatch
 
 /// Catches SIGINT and SIGTERM without killing the process, so the server can shut down cleanly.
 ///
-/// ``install()`` disables the signals' default actions and routes them to Dispatch signal sources;
-/// install it before announcing the server, so a signal sent right after the `listening` line is
-/// not lost. `@unchecked Sendable`: every mutable property is touched only on `queue` (serial).
+/// ``install()`` replaces the signals' default actions with a ``SignalCatcher``; install it before
+/// announcing the server, so a signal sent right after the `listening` line is not lost.
+/// `@unchecked Sendable`: every mutable property is touched only on `queue` (serial).
 final class SignalWaiter: @unchecked Sendable {
     private let queue = DispatchQueue(label: "cocktaildb-replica.signals")
-    private var sources: [any DispatchSourceSignal] = []
+    private var catcher: SignalCatcher?
     private var received: Int32?
     private var continuation: CheckedContinuation<Int32, Never>?
 
@@ -23,12 +24,8 @@ final class SignalWaiter: @unchecked Sendable {
     static func install() -> SignalWaiter {
         let waiter = SignalWaiter()
         waiter.queue.sync {
-            for number in [SIGINT, SIGTERM] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: waiter.queue)
-                source.setEventHandler { waiter.deliver(number) }
-                source.resume()
-                waiter.sources.append(source)
+            waiter.catcher = SignalCatcher(signals: [SIGINT, SIGTERM], queue: waiter.queue) { number in
+                waiter.deliver(number)
             }
         }
         return waiter
@@ -50,9 +47,7 @@ final class SignalWaiter: @unchecked Sendable {
     private func deliver(_ number: Int32) {
         guard self.received == nil else { return }
         self.received = number
-        for source in self.sources {
-            source.cancel()
-        }
+        self.catcher?.cancel()
         self.continuation?.resume(returning: number)
         self.continuation = nil
     }

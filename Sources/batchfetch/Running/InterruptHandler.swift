@@ -1,4 +1,5 @@
 import Dispatch
+import ProcessSignals
 
 #if canImport(Glibc)
     import Glibc
@@ -10,18 +11,10 @@ final class InterruptHandler {
     /// The signals a run stops on: Ctrl-C, a scheduler's or `kill`'s stop, and a closed terminal.
     static let signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
-    private let sources: [any DispatchSourceSignal]
+    private let catcher: SignalCatcher
 
     init(_ handler: @escaping @Sendable (Int32) -> Void) {
-        var sources: [any DispatchSourceSignal] = []
-        for number in Self.signals {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { handler(number) }
-            source.resume()
-            sources.append(source)
-        }
-        self.sources = sources
+        self.catcher = SignalCatcher(signals: Self.signals, handler: handler)
     }
 
     /// The signal's name, for a summary line.
@@ -35,8 +28,6 @@ final class InterruptHandler {
     }
 
     func cancel() {
-        for source in self.sources {
-            source.cancel()
-        }
+        self.catcher.cancel()
     }
 }
