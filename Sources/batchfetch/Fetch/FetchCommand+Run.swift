@@ -5,11 +5,16 @@ import Foundation
 /// The steps of `fetch`'s run: its input, the batch through an engine, and how it ends.
 extension FetchCommand {
     /// The input lines as requests, with `--skip-existing` and `--shard` (returned too) applied.
-    func openInput() throws -> (source: FetchInput, shard: Shard?) {
+    /// - Parameter kept: the lines whose records `--resume` keeps, which are not fetched again.
+    func openInput(keeping kept: Set<Int>) throws -> (source: FetchInput, shard: Shard?) {
         var skip: LineSelector.Skip?
         if self.skipExisting, let directory = self.saveDir, let template = try? FileNameTemplate(parsing: self.fileName)
         {
-            skip = { index, url in BodyFileStore.isSaved(in: directory, template: template, index: index, url: url) }
+            skip = { index, url in
+                kept.contains(index) || BodyFileStore.isSaved(in: directory, template: template, index: index, url: url)
+            }
+        } else if !kept.isEmpty {
+            skip = { index, _ in kept.contains(index) }
         }
         let fields = try RequestTemplate.fields(try self.headerFields(), json: self.request.json != nil, user: nil)
         let split = self.sharding.resolvedReporting()
@@ -33,25 +38,29 @@ extension FetchCommand {
     /// - Returns: what the cache did, when there is one.
     static func fetch(
         _ source: FetchInput, order: RecordOrder, configuration: Engine.Configuration, writer: RecordWriter,
-        tally: FetchTally, sink: FileHandleOutput, priority: WriterPriority
+        tally: FetchTally, sink: FileHandleOutput, priority: WriterPriority, kept: KeptRecords
     ) async throws -> HTTPCacheStatistics? {
         try await withEngine(configuration: configuration) { engine in
             var writer = writer
+            if order == .completion {
+                Self.copy(kept.due(before: nil), after: &writer, to: sink, tally: tally)
+            }
             switch source.source {
             case .arguments, .file:
                 let requests = source.lazyRequests()
                 let results = order == .input ? engine.orderedResults(for: requests) : engine.results(for: requests)
                 var iterator = results.makeAsyncIterator()
                 await Self.write(
-                    &iterator, writer: &writer, input: source, tally: tally, sink: sink, priority: priority)
+                    &iterator, writer: &writer, input: source, tally: tally, sink: sink, priority: priority, kept: kept)
             case .standardInput(let stream):
                 let results =
                     order == .input ? engine.orderedResults(streaming: stream) : engine.results(streaming: stream)
                 var iterator = results.makeAsyncIterator()
                 await Self.write(
-                    &iterator, writer: &writer, input: source, tally: tally, sink: sink, priority: priority)
+                    &iterator, writer: &writer, input: source, tally: tally, sink: sink, priority: priority, kept: kept)
                 stream.cancel()
             }
+            Self.copy(kept.due(before: nil), after: &writer, to: sink, tally: tally)
             Self.drain(&writer, to: sink, tally: tally)
             // Shut down here (withEngine's own call is then a no-op) so the cache's counts
             // include its final writes.
@@ -62,11 +71,20 @@ extension FetchCommand {
         }
     }
 
+    /// Writes kept records (`--resume`) after the records `writer` holds.
+    static func copy(_ lines: Data, after writer: inout RecordWriter, to sink: FileHandleOutput, tally: FetchTally) {
+        guard !lines.isEmpty else {
+            return
+        }
+        Self.drain(&writer, to: sink, tally: tally)
+        lines.withUnsafeBytes { sink.write([$0]) }
+    }
+
     /// Writes the summary, the `--stats` file and the shard manifest, and ends the run with its
     /// exit status.
     func finish(
         _ run: CommandRun<HTTPCacheStatistics?>, source: FetchInput, tally: FetchTally, sink: FileHandleOutput,
-        elapsed: Double
+        kept: (records: KeptRecords, replaced: Bool)?, elapsed: Double
     ) throws {
         let summary = tally.snapshot
         var finished = !run.interrupted && sink.failure == nil
@@ -85,7 +103,8 @@ extension FetchCommand {
         }
         let statsWritten = self.summarize(
             summary, skipped: self.skipExisting ? source.skipped.value : nil, cache: try? run.outcome.get(),
-            elapsed: elapsed, shard: shard, hosts: tally.hosts.withLock { $0 }, interruptedBy: run.signal, lost: lost)
+            elapsed: elapsed, shard: shard, hosts: tally.hosts.withLock { $0 }, interruptedBy: run.signal, lost: lost,
+            kept: kept?.records)
         var ending = RunEnding()
         // The reader went away (a closed pipe, as with `| head`) or the disk is full.
         ending.unwritten = sink.failure
@@ -95,7 +114,9 @@ extension FetchCommand {
             ending.failure = "\(error)"
         }
         ending.usage = source.readFailure.value.map { "\($0); the records of the lines before are written" }
-        ending.someFailed = summary.failed > 0 || !statsWritten
+        // Kept failures count as a whole run would have counted them; a file not replaced failed.
+        ending.someFailed =
+            summary.failed > 0 || !statsWritten || (kept.map { $0.records.failed > 0 || !$0.replaced } ?? false)
         try ending.finish()
     }
 }

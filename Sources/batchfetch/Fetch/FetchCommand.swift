@@ -22,7 +22,8 @@ struct FetchCommand: AsyncParsableCommand {
             requests are sent once: the others' records carry shared_with (the index of the record whose \
             transfer answered them) and attempts 0. Exit status: 0 all ok, 1 some failed, 2 usage, \
             unreadable input or an output that cannot be written or is an input file (checked before the \
-            first request), 130 interrupted by SIGINT, 143 by SIGTERM, 129 by SIGHUP (records so far flushed).
+            first request), 130 interrupted by SIGINT, 143 by SIGTERM, 129 by SIGHUP (records so far flushed; \
+            -o FILE --resume then fetches only what has no final record).
             """
     )
 
@@ -55,6 +56,13 @@ struct FetchCommand: AsyncParsableCommand {
 
     @Flag(help: "With --save-dir: fetch only the URLs whose file is not there yet.")
     var skipExisting = false
+
+    @Flag(
+        help: """
+            With -o FILE: keep FILE's complete records (ok, or failed for good) and fetch only the rest, \
+            writing FILE as one whole run would; FILE.batchfetch.json must show the same input and options.
+            """)
+    var resume = false
 
     @Option(
         name: [.customLong("fields"), .customLong("include")],
@@ -133,6 +141,13 @@ struct FetchCommand: AsyncParsableCommand {
         if self.saveDir != nil && (self.body != .auto || self.contentPath != nil) {
             throw ValidationError("--save-dir saves whole bodies: it takes no --body or --content-path")
         }
+        if self.resume && (self.output == nil || self.output == "-") {
+            throw ValidationError("--resume needs -o FILE: the records file to finish")
+        }
+        if self.resume && (self.input == "-" || (self.input == nil && self.urls.isEmpty)) {
+            throw ValidationError(
+                "--resume needs the input as -i FILE or URL arguments: standard input cannot be read again")
+        }
         if self.skipExisting && (self.saveDir == nil || template.dependsOnContent) {
             throw ValidationError(
                 "--skip-existing needs --save-dir and file names known before fetching (no {sha256})")
@@ -177,11 +192,16 @@ struct FetchCommand: AsyncParsableCommand {
 
     func run() async throws {
         self.transport.warnAboutWeakenedTransport()
-        let (source, split) = try self.openInput()
+        let sidecar = try self.sidecar()
+        let kept = try self.keptRecords(sidecar: sidecar)
+        let (source, split) = try self.openInput(keeping: kept.indices)
         try self.places.check()
         let files = try self.fileStore()
         let configuration = try self.configuration(files: files, shards: split?.count ?? 1)
-        let sink = try FileHandleOutput.opening(self.output)
+        // A resumed run writes beside FILE and replaces it at the end: FILE stays whole meanwhile.
+        let replacing = !kept.lines.isEmpty
+        let sink = try FileHandleOutput.opening(replacing ? self.output.map(Self.resumingPath) : self.output)
+        self.write(sidecar)
         let writer = RecordWriter(
             bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath,
             cacheField: configuration.cache != nil, files: files, fields: self.recordFields)
@@ -193,10 +213,13 @@ struct FetchCommand: AsyncParsableCommand {
         let run = await CommandRun(progress: reporter) {
             try await Self.fetch(
                 source, order: order, configuration: configuration, writer: writer, tally: tally, sink: sink,
-                priority: priority)
+                priority: priority, kept: kept)
         }
         sink.flush()
-        try self.finish(run, source: source, tally: tally, sink: sink, elapsed: Date().timeIntervalSince(started))
+        let replaced = replacing && self.replaceOutput(kept: kept, sink: sink)
+        try self.finish(
+            run, source: source, tally: tally, sink: sink, kept: replacing ? (kept, replaced) : nil,
+            elapsed: Date().timeIntervalSince(started))
     }
 
     /// What the run reads and writes, checked before the first request.
@@ -224,19 +247,25 @@ struct FetchCommand: AsyncParsableCommand {
     /// fails.
     static func write<Results: BatchResultsIterator>(
         _ results: inout Results, writer: inout RecordWriter, input: FetchInput, tally: FetchTally,
-        sink: FileHandleOutput, priority: WriterPriority
+        sink: FileHandleOutput, priority: WriterPriority, kept: KeptRecords
     ) async {
         while sink.failure == nil, let result = await results.next() {
             priority.apply()
-            Self.record(result, writer: &writer, input: input, tally: tally, sink: sink, idle: results.readyCount == 0)
+            // Taken once: the index map forgets an entry as it gives it.
+            let global = input.globalIndex(of: result.index)
+            // In input order, the kept records (`--resume`) that come before this one.
+            Self.copy(kept.due(before: global), after: &writer, to: sink, tally: tally)
+            Self.record(
+                result, global: global, writer: &writer, input: input, tally: tally, sink: sink,
+                idle: results.readyCount == 0)
         }
     }
 
     /// Writes one record; the buffer goes out in 64 KB chunks, or whenever the next result is not
     /// ready yet (`idle`), so records reach a pipe as they complete without a write per record.
     private static func record(
-        _ result: FetchResult, writer: inout RecordWriter, input: FetchInput, tally: FetchTally, sink: FileHandleOutput,
-        idle: Bool
+        _ result: FetchResult, global: Int, writer: inout RecordWriter, input: FetchInput, tally: FetchTally,
+        sink: FileHandleOutput, idle: Bool
     ) {
         let note = input.note(of: result.index)
         var result = result
@@ -247,7 +276,7 @@ struct FetchCommand: AsyncParsableCommand {
                 cache: result.cache)
         }
         let kind = writer.write(
-            result, index: input.globalIndex(of: result.index), sharedWith: input.globalIndex(ofOwnerOf: result),
+            result, index: global, sharedWith: input.globalIndex(ofOwnerOf: result),
             echo: note?.echo ?? [])
         tally.count(result, failure: kind)
         if writer.pendingBytes >= 1 << 16 || idle {
@@ -281,7 +310,8 @@ struct FetchCommand: AsyncParsableCommand {
     /// for, was written.
     func summarize(
         _ summary: FetchTally.Snapshot, skipped: Int?, cache: HTTPCacheStatistics?, elapsed: Double,
-        shard: ShardManifest?, hosts: [String: HostCounts], interruptedBy signal: Int32?, lost: OutputLoss? = nil
+        shard: ShardManifest?, hosts: [String: HostCounts], interruptedBy signal: Int32?, lost: OutputLoss? = nil,
+        kept: KeptRecords? = nil
     ) -> Bool {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
@@ -299,6 +329,10 @@ struct FetchCommand: AsyncParsableCommand {
             if let skipped {
                 text += "  skipped, already saved: \(skipped)\n"
             }
+            if let kept {
+                text += "  kept from \(self.output ?? "-") (--resume): \(kept.lines.count) records, \(kept.ok) ok, "
+                text += "\(kept.failed) failed for good\n"
+            }
             if let cache {
                 text += CacheOptions.summary(cache)
             }
@@ -312,6 +346,6 @@ struct FetchCommand: AsyncParsableCommand {
                 bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate,
                 protocols: summary.protocols, cache: cache, skipped: skipped, shard: shard,
                 hosts: hosts.isEmpty ? nil : hosts, interrupted: signal != nil, outputError: lost?.error,
-                unwritten: lost?.unwritten, unfetched: lost?.unfetched))
+                unwritten: lost?.unwritten, unfetched: lost?.unfetched, kept: kept?.lines.count))
     }
 }

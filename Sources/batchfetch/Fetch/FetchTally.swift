@@ -33,6 +33,8 @@ struct FetchStats: Encodable {
     var outputError: String? = nil
     var unwritten: Int? = nil
     var unfetched: Int? = nil
+    /// With `--resume` only: the records kept from the file (the counts above are this run's).
+    var kept: Int? = nil
 }
 
 /// Counts records as they are written. Thread-safe.
