@@ -38,6 +38,34 @@ struct FetchSignalTests {
         }
     }
 
+    /// A child spawned from one of libdispatch's workers (as Swift's tasks run on) inherits their
+    /// mask, every signal blocked: the signal must still stop the run (it did not in CI, where
+    /// every signal test failed so, until the catcher's own thread unblocked them).
+    @Test func aSignalReachesARunStartedWithEverySignalBlocked() async throws {
+        try await TestHTTPServer.with { server in
+            let process = Process()
+            process.executableURL = try Executable.batchfetch().url
+            process.arguments = ["fetch", "-q", "-o", "/dev/null", "\(server.baseURL)/delay?ms=20000"]
+            process.standardError = FileHandle.nullDevice
+            let spawned: Bool = await withCheckedContinuation { continuation in
+                Thread {
+                    var all = sigset_t()
+                    sigfillset(&all)
+                    pthread_sigmask(SIG_BLOCK, &all, nil)
+                    continuation.resume(returning: (try? process.run()) != nil)
+                }.start()
+            }
+            try #require(spawned)
+            let blocked = await eventually(10) { server.snapshot.arrivals["/delay"]?.count == 1 }
+            #expect(blocked)
+            let status = try String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)
+            let mask = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") } ?? ""
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit && process.terminationStatus == 143, "\(mask)")
+        }
+    }
+
     @Test func aRunThatEndsByItselfSaysItWasNotInterrupted() async throws {
         let directory = try ScratchDirectory("fetch-signal")
         try await TestHTTPServer.with { server in

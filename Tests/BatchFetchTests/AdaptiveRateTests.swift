@@ -36,6 +36,41 @@ struct AdaptiveRateTests {
         #expect(changed && abs(rate.rate - 25.452) < 1e-9 && rate.cuts == 2)
     }
 
+    /// A host that paused the run (`Retry-After`) at one cut and throttles again let through, in
+    /// between, what its bucket refilled: the cut lands at 95% of that, not at 70% of an overshoot.
+    @Test func afterAPauseACutLandsUnderTheRateTheHostLetThrough() {
+        let second: UInt64 = 1_000_000_000
+        var rate = AdaptiveRate(ceiling: nil, now: 0)
+        for step in 1...3 {
+            _ = rate.answered(now: UInt64(step) * Self.step)
+        }
+        #expect(rate.rate == 80)
+        // 40 good answers in the first second (a burst of 20 and 20 refilled), then a 429 with
+        // Retry-After. A window ramping up from slow start says nothing sure: a cut to half, as
+        // each further probe would cost a pause.
+        for _ in 0..<40 {
+            rate.succeeded()
+        }
+        let first = rate.throttled(now: second, paused: true)
+        #expect(first)
+        #expect(abs(rate.rate - 40) < 1e-9)
+        // Over the next 1.5 s (the pause, then at 40/s until the bucket ran dry) 30 got through.
+        for _ in 0..<30 {
+            rate.succeeded()
+        }
+        let again = rate.throttled(now: second + 3 * second / 2)
+        #expect(again)
+        #expect(abs(rate.rate - 19) < 1e-9, "95% of 20/s, not 70% of 40/s")
+        // That cut paused nothing: the next one is the usual cut, whatever got through.
+        for _ in 0..<30 {
+            rate.succeeded()
+        }
+        let third = rate.throttled(now: 4 * second)
+        #expect(third)
+        #expect(abs(rate.rate - 13.3) < 1e-9)
+        #expect(rate.cuts == 3)
+    }
+
     @Test func theConfiguredRateIsACeilingAndOneAStartTheFloor() {
         var capped = AdaptiveRate(ceiling: 15, now: 0)
         #expect(capped.rate == 15)

@@ -78,7 +78,7 @@ extension EngineLoop.StateMachine {
                 self.hostBudgets?.host(key)?.counts.statuses[status, default: 0] += 1
             }
             if status == 429 || status == 503 || errorKind == .timeout || errorKind == .connectFailed {
-                self.hostBudgets?.throttled(key, now: now)
+                self.hostBudgets?.throttled(key, now: now, paused: pause != nil)
             } else if status != nil {
                 self.hostBudgets?.answered(key, now: now)
             }

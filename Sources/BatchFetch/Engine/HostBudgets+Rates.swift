@@ -15,9 +15,10 @@ extension HostBudgets {
     }
 
     /// `key`'s host throttled or failed as an overloaded host does: with ``Engine/HostLimits/adaptive``,
-    /// its rate is cut.
-    mutating func throttled(_ key: Substring, now: UInt64) {
-        guard let host = self.hosts[key], var adaptive = host.adaptive, adaptive.throttled(now: now) else {
+    /// its rate is cut. `paused`: the answer paused the host (`Retry-After`).
+    mutating func throttled(_ key: Substring, now: UInt64, paused: Bool = false) {
+        guard let host = self.hosts[key], var adaptive = host.adaptive, adaptive.throttled(now: now, paused: paused)
+        else {
             return
         }
         self.adapt(host, to: adaptive, now: now)
@@ -28,9 +29,12 @@ extension HostBudgets {
     /// host slower than the slots can keep busy) raises nothing: the rate then stays near what
     /// the slots can start instead of doubling without end.
     mutating func answered(_ key: Substring, now: UInt64) {
-        guard let host = self.hosts[key], var adaptive = host.adaptive, !host.parked.isEmpty,
-            host.waitedForToken, adaptive.answered(now: now)
-        else {
+        guard let host = self.hosts[key], var adaptive = host.adaptive else {
+            return
+        }
+        adaptive.succeeded()
+        guard !host.parked.isEmpty, host.waitedForToken, adaptive.answered(now: now) else {
+            host.adaptive = adaptive
             return
         }
         host.waitedForToken = false
