@@ -119,6 +119,12 @@ let package = Package(
         // robots.txt (RFC 9309): parsing and matching, no I/O; the engine asks it for an origin's
         // verdicts once that origin's robots.txt has arrived.
         .target(name: "BatchFetchRobots"),
+        // Answers many (robots.txt, agent, URL) queries in one process, for scripts/robots-diff and
+        // the robots micro-benchmark (JSON lines in, JSON lines out).
+        .executableTarget(
+            name: "robots-check",
+            dependencies: ["BatchFetchRobots"]
+        ),
         .target(
             name: "CocktailDB",
             dependencies: ["BatchFetch"]
