@@ -75,7 +75,7 @@ public struct RobotsMatcher: Sendable {
     }
 
     private func verdict(forNormalPath path: UnsafeBufferPointer<UInt8>) -> RobotsVerdict {
-        if path.elementsEqual(Self.robotsTxtPath) {
+        if path.count == 11 && path.elementsEqual(Self.robotsTxtPath) {
             return RobotsVerdict(allowed: true, rule: nil)
         }
         let best = self.index.bestMatches(path)

@@ -7,10 +7,16 @@
 /// A URL's own `*` and `$` are written `%2A` and `%24` (RFC 9309 §2.2.3: a pattern names them
 /// that way, since in a pattern they are the wildcard and the end anchor).
 enum RobotsPercentEncoding {
-    /// Whether `octets` are already in normal form as a URL path, the common case that costs no copy.
+    /// Whether `octets` are already in normal form as a URL path (no `%`, `*`, `$` or non-ASCII
+    /// octet), the common case that costs no copy.
     static func isNormalPath(_ octets: UnsafeBufferPointer<UInt8>) -> Bool {
-        for octet in octets where octet >= 0x80 || Self.special[Int(octet)] {
-            return false
+        for octet in octets {
+            switch octet {
+            case UInt8(ascii: "%"), UInt8(ascii: "*"), UInt8(ascii: "$"), 0x80...0xFF:
+                return false
+            default:
+                continue
+            }
         }
         return true
     }
@@ -100,8 +106,4 @@ enum RobotsPercentEncoding {
 
     private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
-    /// The ASCII octets that a path in normal form cannot hold as they are: `%`, `*`, `$`.
-    private static let special: [Bool] = (0..<128).map {
-        $0 == Int(UInt8(ascii: "%")) || $0 == Int(UInt8(ascii: "*")) || $0 == Int(UInt8(ascii: "$"))
-    }
 }

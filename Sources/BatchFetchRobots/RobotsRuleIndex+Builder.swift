@@ -1,45 +1,21 @@
 extension RobotsRuleIndex {
-    /// Builds the trie and the wildcard lists, then lays them out flat.
+    /// Builds the trie of the patterns without `*`, then lays it out flat.
     struct Builder {
         private var children: [[UInt8: Int32]] = [[:]]
         private var prefixRule: [Int32] = [-1]
         private var exactRule: [Int32] = [-1]
         private var ruleIsAllow: [Int32: Bool] = [:]
-        private var wildcardsByNode: [Int32: [Wildcard]] = [:]
-        private(set) var pieceBounds: [Range<Int>] = []
-        private(set) var pieceOctets: [UInt8] = []
 
-        /// Adds a pattern in normal form (non-empty) for a rule; rules come in file order.
-        mutating func add(_ pattern: some Collection<UInt8>, rule: Int32, isAllow: Bool, line: Int) {
-            let pattern = Array(pattern)
+        /// Adds a pattern in normal form without `*` (non-empty) for a rule; rules come in file order.
+        mutating func add(_ pattern: [UInt8], rule: Int32, isAllow: Bool) {
             self.ruleIsAllow[rule] = isAllow
             let anchored = pattern.last == UInt8(ascii: "$")
-            let body = anchored ? pattern.dropLast() : pattern[...]
-            guard let star = body.firstIndex(of: UInt8(ascii: "*")) else {
-                let node = Int(self.insert(body))
-                if anchored {
-                    self.exactRule[node] = self.preferred(self.exactRule[node], rule)
-                } else {
-                    self.prefixRule[node] = self.preferred(self.prefixRule[node], rule)
-                }
-                return
+            let node = Int(self.insert(anchored ? pattern.dropLast() : pattern[...]))
+            if anchored {
+                self.exactRule[node] = self.preferred(self.exactRule[node], rule)
+            } else {
+                self.prefixRule[node] = self.preferred(self.prefixRule[node], rule)
             }
-            let node = self.insert(body[..<star])
-            let pieces = body[(star + 1)...].split(separator: UInt8(ascii: "*"), omittingEmptySubsequences: false)
-            let pieceStart = Int32(self.pieceBounds.count)
-            for piece in pieces {
-                self.pieceBounds.append(self.pieceOctets.count..<(self.pieceOctets.count + piece.count))
-                self.pieceOctets.append(contentsOf: piece)
-            }
-            self.wildcardsByNode[node, default: []].append(
-                Wildcard(
-                    rule: rule,
-                    priority: Int32(pattern.count),
-                    anchored: anchored,
-                    headLength: Int32(star - body.startIndex),
-                    pieceStart: pieceStart,
-                    pieceCount: Int32(pieces.count)
-                ))
         }
 
         /// Of two rules with the same pattern, `Allow` wins, then the earlier line.
@@ -75,40 +51,65 @@ extension RobotsRuleIndex {
         struct Flat {
             var nodes: [Node] = []
             var edgeOctets: [UInt8] = []
-            var edgeTargets: [Int32] = []
+            var edges: [Edge] = []
+            var labels: [UInt8] = []
             var tables: [Int32] = []
-            var wildcards: [Wildcard] = []
         }
 
-        /// Nodes with more children than this get a 256-entry table instead of a list to scan.
+        /// Nodes with more edges than this get a 256-entry table instead of a list to scan.
         private static let tableThreshold = 8
 
+        /// Whether the walk must stop at a node: it ends a pattern, or branches.
+        private func isStop(_ node: Int) -> Bool {
+            self.children[node].count != 1 || self.prefixRule[node] >= 0 || self.exactRule[node] >= 0
+        }
+
+        /// Lays the trie out flat, folding each run of nodes that are no stop into its edge's label.
         func flatten() -> Flat {
             var flat = Flat()
-            flat.nodes.reserveCapacity(self.children.count)
-            for index in self.children.indices {
+            var index: [Int: Int32] = [0: 0]
+            var order = [0]
+            var position = 0
+            // Breadth first; a node's number is its place in `order`.
+            while position < order.count {
+                let source = order[position]
+                position += 1
                 var node = Node()
-                let children = self.children[index].sorted { $0.key < $1.key }
-                node.childStart = Int32(flat.edgeOctets.count)
-                node.childCount = Int32(children.count)
-                flat.edgeOctets.append(contentsOf: children.map(\.key))
-                flat.edgeTargets.append(contentsOf: children.map(\.value))
-                if children.count > Self.tableThreshold {
+                var outgoing: [(octet: UInt8, edge: Edge)] = []
+                for (octet, first) in self.children[source].sorted(by: { $0.key < $1.key }) {
+                    var label = [octet]
+                    var target = Int(first)
+                    while !self.isStop(target), let (next, child) = self.children[target].first {
+                        label.append(next)
+                        target = Int(child)
+                    }
+                    if index[target] == nil {
+                        index[target] = Int32(order.count)
+                        order.append(target)
+                    }
+                    outgoing.append(
+                        (
+                            octet,
+                            Edge(
+                                target: index[target]!, labelStart: Int32(flat.labels.count),
+                                labelCount: Int32(label.count))
+                        ))
+                    flat.labels.append(contentsOf: label)
+                }
+                node.childStart = Int32(flat.edges.count)
+                node.childCount = Int32(outgoing.count)
+                if outgoing.count > Self.tableThreshold {
                     node.table = Int32(flat.tables.count / 256)
                     var table = [Int32](repeating: -1, count: 256)
-                    for (octet, target) in children {
-                        table[Int(octet)] = target
+                    for (offset, entry) in outgoing.enumerated() {
+                        table[Int(entry.octet)] = Int32(flat.edges.count + offset)
                     }
                     flat.tables.append(contentsOf: table)
                 }
-                node.prefixRule = self.prefixRule[index]
-                node.exactRule = self.exactRule[index]
-                let wildcards = (self.wildcardsByNode[Int32(index)] ?? []).sorted {
-                    ($0.priority, -$0.rule) > ($1.priority, -$1.rule)
-                }
-                node.wildcardStart = Int32(flat.wildcards.count)
-                node.wildcardCount = Int32(wildcards.count)
-                flat.wildcards.append(contentsOf: wildcards)
+                flat.edgeOctets.append(contentsOf: outgoing.map(\.octet))
+                flat.edges.append(contentsOf: outgoing.map(\.edge))
+                node.prefixRule = self.prefixRule[source]
+                node.exactRule = self.exactRule[source]
                 flat.nodes.append(node)
             }
             return flat

@@ -1,26 +1,24 @@
-/// The rules that apply to one agent, compiled so that a verdict costs about one step per octet of
-/// the path, whatever the number of rules.
+/// The rules that apply to one agent, compiled so that a verdict costs about one step per run of
+/// octets of the path, whatever the number of rules.
 ///
-/// Patterns without `*` sit in a trie keyed by their octets: walking the path down the trie finds
-/// every literal pattern that is a prefix of it, longest last, and the `$`-anchored ones that end
-/// where the path ends. A pattern with `*` hangs from the trie node of its literal head (the octets
-/// before the first `*`), with its other pieces (split at each `*`) kept for a leftmost search; only
-/// those whose head the path walks through, and whose length could still beat the best match so
-/// far, are tried.
+/// Patterns without `*` sit in a trie keyed by their octets, whose runs of single children are
+/// folded into one edge labelled with the run (a radix tree), so that the walk compares runs of
+/// octets rather than stepping node by node: walking the path down finds every literal pattern
+/// that is a prefix of it, longest last, and the `$`-anchored ones that end where the path ends.
+/// Patterns with `*` are a RobotsWildcardSet, asked only for matches that could beat the trie's.
 final class RobotsRuleIndex: Sendable {
     /// The rules, by the index the trie and the wildcard patterns refer to.
     let rules: [RobotsRule]
     private let ruleIsAllow: [Bool]
     private let nodes: [Node]
-    /// The bytes of each node's children, sorted, from `Node.childStart`.
+    /// The first octet of each node's edges, sorted, from `Node.childStart`.
     private let edgeOctets: [UInt8]
-    private let edgeTargets: [Int32]
-    /// 256-entry child tables of the nodes with many children.
+    private let edges: [Edge]
+    /// The octets each edge stands for, its first included, by `Edge.labelStart`.
+    private let labels: [UInt8]
+    /// 256-entry tables of edge indices, for the nodes with many edges.
     private let tables: [Int32]
-    private let wildcards: [Wildcard]
-    /// The pieces of the wildcard patterns after their head, by `Wildcard.pieceStart`.
-    private let pieceBounds: [Range<Int>]
-    private let pieceOctets: [UInt8]
+    private let wildcards: RobotsWildcardSet
 
     struct Node {
         var childStart: Int32 = 0
@@ -30,18 +28,12 @@ final class RobotsRuleIndex: Sendable {
         var prefixRule: Int32 = -1
         /// The rule whose pattern is the path to this node followed by `$`, or -1.
         var exactRule: Int32 = -1
-        var wildcardStart: Int32 = 0
-        var wildcardCount: Int32 = 0
     }
 
-    struct Wildcard {
-        let rule: Int32
-        let priority: Int32
-        let anchored: Bool
-        /// The length of the head, which the trie has matched.
-        let headLength: Int32
-        let pieceStart: Int32
-        let pieceCount: Int32
+    struct Edge {
+        let target: Int32
+        let labelStart: Int32
+        let labelCount: Int32
     }
 
     /// The best match of each kind: priority 0 means none.
@@ -50,21 +42,44 @@ final class RobotsRuleIndex: Sendable {
         var allowPriority: Int32 = 0
         var disallow: Int32 = -1
         var disallowPriority: Int32 = 0
+
+        /// Keeps a match if it is longer than the best of its kind so far; among equally long matches
+        /// of one kind, the first line is the one reported (as Google's matcher reports it), and rules
+        /// are numbered in file order.
+        @inline(__always)
+        mutating func consider(_ rule: Int32, priority: Int32, isAllow: Bool) {
+            if isAllow {
+                if priority > self.allowPriority || (priority == self.allowPriority && rule < self.allow) {
+                    self.allow = rule
+                    self.allowPriority = priority
+                }
+            } else if priority > self.disallowPriority || (priority == self.disallowPriority && rule < self.disallow) {
+                self.disallow = rule
+                self.disallowPriority = priority
+            }
+        }
     }
 
     init(rules parsed: [RobotsTxt.Rule]) {
         var builder = Builder()
+        var wildcards: [(pattern: [UInt8], rule: Int32)] = []
         var rules: [RobotsRule] = []
         for entry in parsed where !entry.pattern.isEmpty {
             let index = Int32(rules.count)
             rules.append(entry.rule)
-            builder.add(entry.pattern, rule: index, isAllow: entry.rule.kind == .allow, line: entry.rule.line)
+            var patterns = [entry.pattern]
             // Google's matcher reads `Allow: …/index.htm(l)` as also allowing the directory itself.
             if entry.rule.kind == .allow, let slash = entry.pattern.lastIndex(of: UInt8(ascii: "/")),
                 entry.pattern[slash...].starts(with: Self.indexHTM)
             {
-                builder.add(
-                    entry.pattern[...slash] + [UInt8(ascii: "$")], rule: index, isAllow: true, line: entry.rule.line)
+                patterns.append(entry.pattern[...slash] + [UInt8(ascii: "$")])
+            }
+            for pattern in patterns {
+                if pattern.contains(UInt8(ascii: "*")) {
+                    wildcards.append((pattern, index))
+                } else {
+                    builder.add(pattern, rule: index, isAllow: entry.rule.kind == .allow)
+                }
             }
         }
         self.rules = rules
@@ -72,11 +87,10 @@ final class RobotsRuleIndex: Sendable {
         let flat = builder.flatten()
         self.nodes = flat.nodes
         self.edgeOctets = flat.edgeOctets
-        self.edgeTargets = flat.edgeTargets
+        self.edges = flat.edges
+        self.labels = flat.labels
         self.tables = flat.tables
-        self.wildcards = flat.wildcards
-        self.pieceBounds = builder.pieceBounds
-        self.pieceOctets = builder.pieceOctets
+        self.wildcards = RobotsWildcardSet(wildcards)
     }
 
     private static let indexHTM: [UInt8] = Array("/index.htm".utf8)
@@ -88,8 +102,7 @@ final class RobotsRuleIndex: Sendable {
             return best
         }
         self.nodes.withUnsafeBufferPointer { nodes in
-            withUnsafeTemporaryAllocation(of: Int32.self, capacity: path.count + 1) { visited in
-                var visitedCount = 0
+            self.labels.withUnsafeBufferPointer { labels in
                 var node = 0
                 var depth = 0
                 while true {
@@ -100,47 +113,37 @@ final class RobotsRuleIndex: Sendable {
                     if depth == path.count && current.exactRule >= 0 {
                         self.consider(current.exactRule, priority: Int32(depth + 1), &best)
                     }
-                    if current.wildcardCount > 0 {
-                        visited[visitedCount] = Int32(node)
-                        visitedCount += 1
-                    }
-                    guard depth < path.count, let child = self.child(of: current, path[depth]) else {
+                    guard depth < path.count, let edge = self.edge(of: current, path[depth]) else {
                         break
                     }
-                    node = Int(child)
-                    depth += 1
-                }
-                // Deepest heads first: their patterns tend to be the longest.
-                while visitedCount > 0 {
-                    visitedCount -= 1
-                    let current = nodes[Int(visited[visitedCount])]
-                    for index in Int(current.wildcardStart)..<Int(current.wildcardStart + current.wildcardCount) {
-                        let wildcard = self.wildcards[index]
-                        // Sorted by priority, longest first: the rest cannot win.
-                        if wildcard.priority < max(best.allowPriority, best.disallowPriority) {
-                            break
-                        }
-                        if self.matches(wildcard, path, from: Int(wildcard.headLength)) {
-                            self.consider(wildcard.rule, priority: wildcard.priority, &best)
-                        }
+                    let count = Int(edge.labelCount)
+                    guard path.count - depth >= count,
+                        memoryEqual(labels.baseAddress! + Int(edge.labelStart), path.baseAddress! + depth, count)
+                    else {
+                        break
                     }
+                    node = Int(edge.target)
+                    depth += count
                 }
             }
+        }
+        self.ruleIsAllow.withUnsafeBufferPointer { allows in
+            self.wildcards.match(path, into: &best, allows: allows)
         }
         return best
     }
 
     @inline(__always)
-    private func child(of node: Node, _ octet: UInt8) -> Int32? {
+    private func edge(of node: Node, _ octet: UInt8) -> Edge? {
         if node.table >= 0 {
-            let target = self.tables[Int(node.table) * 256 + Int(octet)]
-            return target >= 0 ? target : nil
+            let index = self.tables[Int(node.table) * 256 + Int(octet)]
+            return index >= 0 ? self.edges[Int(index)] : nil
         }
         var index = Int(node.childStart)
         let end = index + Int(node.childCount)
         while index < end {
             if self.edgeOctets[index] == octet {
-                return self.edgeTargets[index]
+                return self.edges[index]
             }
             index += 1
         }
@@ -149,70 +152,27 @@ final class RobotsRuleIndex: Sendable {
 
     @inline(__always)
     private func consider(_ rule: Int32, priority: Int32, _ best: inout Best) {
-        // Among equally long matches of one kind, the first line is the one reported (as Google's
-        // matcher reports it).
-        if self.ruleIsAllow[Int(rule)] {
-            if priority > best.allowPriority || (priority == best.allowPriority && rule < best.allow) {
-                best.allow = rule
-                best.allowPriority = priority
-            }
-        } else if priority > best.disallowPriority || (priority == best.disallowPriority && rule < best.disallow) {
-            best.disallow = rule
-            best.disallowPriority = priority
-        }
+        best.consider(rule, priority: priority, isAllow: self.ruleIsAllow[Int(rule)])
     }
+}
 
-    /// Whether the pieces of a wildcard pattern after its head occur in order in the path from
-    /// `start`, the last one at the very end if the pattern ends in `$`. Leftmost-first search is
-    /// exact for patterns whose only operator is `*`.
-    private func matches(_ wildcard: Wildcard, _ path: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
-        var position = start
-        let first = Int(wildcard.pieceStart)
-        let last = first + Int(wildcard.pieceCount) - 1
-        return self.pieceOctets.withUnsafeBufferPointer { octets in
-            for piece in first..<last {
-                let bounds = self.pieceBounds[piece]
-                if bounds.isEmpty {
-                    continue
-                }
-                guard let found = Self.find(UnsafeBufferPointer(rebasing: octets[bounds]), in: path, from: position)
-                else {
-                    return false
-                }
-                position = found + bounds.count
-            }
-            let bounds = self.pieceBounds[last]
-            let tail = UnsafeBufferPointer(rebasing: octets[bounds])
-            if wildcard.anchored {
-                return path.count - position >= tail.count
-                    && UnsafeBufferPointer(rebasing: path[(path.count - tail.count)...]).elementsEqual(tail)
-            }
-            return tail.isEmpty || Self.find(tail, in: path, from: position) != nil
+/// Whether `count` octets at two addresses are equal; the first already matched, and runs are short.
+@inline(__always)
+private func memoryEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+    var index = 1
+    while index + 8 <= count {
+        if UnsafeRawPointer(a + index).loadUnaligned(as: UInt64.self)
+            != UnsafeRawPointer(b + index).loadUnaligned(as: UInt64.self)
+        {
+            return false
         }
+        index += 8
     }
-
-    private static func find(
-        _ needle: UnsafeBufferPointer<UInt8>, in haystack: UnsafeBufferPointer<UInt8>, from start: Int
-    )
-        -> Int?
-    {
-        guard let head = needle.first, haystack.count - start >= needle.count else {
-            return needle.isEmpty ? start : nil
+    while index < count {
+        if a[index] != b[index] {
+            return false
         }
-        var index = start
-        let lastStart = haystack.count - needle.count
-        while index <= lastStart {
-            if haystack[index] == head {
-                var offset = 1
-                while offset < needle.count && haystack[index + offset] == needle[offset] {
-                    offset += 1
-                }
-                if offset == needle.count {
-                    return index
-                }
-            }
-            index += 1
-        }
-        return nil
+        index += 1
     }
+    return true
 }
