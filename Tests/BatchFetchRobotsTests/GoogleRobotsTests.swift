@@ -253,6 +253,36 @@ struct GoogleRobotsTests {
         }
     }
 
+    /// reporting_robots_test.cc's file, through what a verdict shows of each line: which lines are
+    /// directives (line 3 without its colon, the misspelt 11 and 12, both sitemaps), which are not.
+    @Test func reportingTestLinesAreReadAsGooglesReporterReadsThem() {
+        let robots = """
+            User-Agent: foo
+            Allow: /some/path
+            User-Agent bar # no
+            absolutely random line
+            #so comment, much wow
+
+            unicorns: /extinct
+            noarchive: /some
+            Disallow: /
+            Error #and comment
+            useragent: baz
+            disallaw: /some
+            site-map: https://e/s.xml #comment
+            sitemap: https://e/t.xml
+            Noarchive: /someCapital
+
+            """
+        #expect(verdict(robots, "foo", "/some/path").rule?.line == 2)
+        #expect(verdict(robots, "foo", "/x") == RobotsVerdict(allowed: true, rule: nil))
+        #expect(verdict(robots, "bar", "/x").rule == RobotsRule(kind: .disallow, text: "Disallow: /", line: 9))
+        #expect(verdict(robots, "baz", "/some").rule == RobotsRule(kind: .disallow, text: "disallaw: /some", line: 12))
+        #expect(verdict(robots, "baz", "/x").allowed)
+        #expect(RobotsTxt(robots).sitemaps == ["https://e/s.xml", "https://e/t.xml"])
+        #expect(RobotsTxt(robots).lineCount == 16)
+    }
+
     @Test func sitemapsAreReadBeforeOrAfterTheGroups() {
         let groups = "User-Agent: foo\nAllow: /some/path\nUser-Agent: bar\n\n\n"
         let sitemap = "Sitemap: http://foo.bar/sitemap.xml\n"
