@@ -1,18 +1,21 @@
 /// The one normal form in which robots.txt paths and the URLs matched against them are compared
 /// (RFC 9309 §2.2.2): octets outside US-ASCII percent-encoded, percent-encoded unreserved characters
 /// (letters, digits, `-`, `.`, `_`, `~`, RFC 3986 §2.3) decoded, the hex digits of the escapes that
-/// remain in upper case, and a `%` that starts no escape written `%25`. Reserved characters keep
-/// their encoding, so `%2F` never equals `/`.
+/// remain in upper case, and a `%` that starts no escape, or an octet a URI cannot hold as it is
+/// (space, controls, `"<>\^`{|}`), percent-encoded too. Reserved characters keep their encoding, so
+/// `%2F` never equals `/`.
 ///
 /// A URL's own `*` and `$` are written `%2A` and `%24` (RFC 9309 §2.2.3: a pattern names them
 /// that way, since in a pattern they are the wildcard and the end anchor).
 enum RobotsPercentEncoding {
-    /// Whether `octets` are already in normal form as a URL path (no `%`, `*`, `$` or non-ASCII
-    /// octet), the common case that costs no copy.
+    /// Whether `octets` are already in normal form as a URL path (no `%`, `*`, `$`, non-ASCII octet
+    /// or octet a URI cannot hold), the common case that costs no copy.
     static func isNormalPath(_ octets: UnsafeBufferPointer<UInt8>) -> Bool {
         for octet in octets {
             switch octet {
-            case UInt8(ascii: "%"), UInt8(ascii: "*"), UInt8(ascii: "$"), 0x80...0xFF:
+            case UInt8(ascii: "%"), UInt8(ascii: "*"), UInt8(ascii: "$"), 0x80...0xFF, 0x00...0x20, 0x7F,
+                UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"),
+                UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
                 return false
             default:
                 continue
@@ -73,7 +76,7 @@ enum RobotsPercentEncoding {
                 escapingOperators
                 ? octet == UInt8(ascii: "*") || octet == UInt8(ascii: "$")
                 : octet == UInt8(ascii: "$") && index + 1 < input.count
-            if octet >= 0x80 || isOperator || octet == UInt8(ascii: "%") {
+            if octet >= 0x80 || isOperator || octet == UInt8(ascii: "%") || Self.isOutsideURIs(octet) {
                 escape(octet)
             } else {
                 output[written] = octet
@@ -90,6 +93,19 @@ enum RobotsPercentEncoding {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): return octet - UInt8(ascii: "A") + 10
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return octet - UInt8(ascii: "a") + 10
         default: return nil
+        }
+    }
+
+    /// Whether an ASCII octet may not stand in a URI as it is (RFC 3986 §2): controls, space and
+    /// `"<>\^`{|}`. A robots.txt that writes `Disallow: /a b` means the URL `/a%20b`, the only form in
+    /// which a request can carry it.
+    static func isOutsideURIs(_ octet: UInt8) -> Bool {
+        switch octet {
+        case 0x00...0x20, 0x7F, UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"),
+            UInt8(ascii: "^"), UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
+            return true
+        default:
+            return false
         }
     }
 

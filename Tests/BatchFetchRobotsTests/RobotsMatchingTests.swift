@@ -52,6 +52,15 @@ struct RobotsMatchingTests {
         #expect(!isAllowed(robots, "a", "/baz"))
     }
 
+    @Test func whatAURICannotHoldIsMatchedByItsEscape() {
+        let robots = "User-agent: *\nDisallow: /a b\nDisallow: /x|y\nDisallow: /100%\n"
+        #expect(!isAllowed(robots, "a", "/a%20b"))
+        #expect(!isAllowed(robots, "a", "/a b"))
+        #expect(!isAllowed(robots, "a", "/x%7cy"))
+        #expect(!isAllowed(robots, "a", "/100%25"))
+        #expect(isAllowed(robots, "a", "/100"))
+    }
+
     @Test func literalStarAndDollarInAURLAreMatchedByTheirEscapes() {
         let robots = "User-agent: *\nDisallow: /file-with-a-%2A.html\nDisallow: /foo-%24\n"
         #expect(!isAllowed(robots, "a", "/file-with-a-*.html"))

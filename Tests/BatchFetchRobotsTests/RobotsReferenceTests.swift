@@ -8,7 +8,9 @@ import Testing
 struct RobotsReferenceTests {
     @Test func verdictsEqualAPlainMatchersOnManyRules() {
         var random = SplitMix64(seed: 9309)
-        let pieces = ["/", "a", "b", "ab", "ba", ".php", "x", "%41", "%2f", "~", "?q=", "é", "-", "1", "12", "$"]
+        let pieces = [
+            "/", "a", "b", "ab", "ba", ".php", "x", "%41", "%2f", "~", "?q=", "é", "-", "1", "12", "$", "%20", "|",
+        ]
         func text(_ count: Int, _ star: Bool) -> String {
             (0..<count).map { _ in
                 star && random.next() % 4 == 0 ? "*" : pieces[Int(random.next() % UInt64(pieces.count))]
@@ -54,8 +56,8 @@ struct RobotsReferenceTests {
 
 /// The plain matcher: slow and obvious.
 enum Plain {
-    /// RFC 9309 §2.2.2's normal form; in a path `*` and `$` are escaped, in a pattern only a `$`
-    /// that does not end it.
+    /// RFC 9309 §2.2.2's normal form (with what a URI cannot hold escaped); in a path `*` and `$` are
+    /// escaped, in a pattern only a `$` that does not end it.
     static func normal(_ text: String, path: Bool) -> [UInt8] {
         let octets = Array(text.utf8)
         var out: [UInt8] = []
@@ -74,7 +76,7 @@ enum Plain {
                 continue
             }
             let special =
-                octet >= 0x80 || octet == UInt8(ascii: "%")
+                octet >= 0x80 || octet == UInt8(ascii: "%") || octet <= 0x20 || "\u{7F}\"<>\\^`{|}".utf8.contains(octet)
                 || (path
                     ? octet == UInt8(ascii: "*") || octet == UInt8(ascii: "$")
                     : octet == UInt8(ascii: "$") && index + 1 < octets.count)

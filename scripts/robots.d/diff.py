@@ -10,9 +10,9 @@ names and checks that the oracle then agrees:
 
   robots-txt-allowed   the URL is /robots.txt, which RFC 9309 always allows and Google's does not
   percent-encoding     RFC 9309 §2.2.2 normal form: the oracle agrees once pattern and URL are given
-                       normalised (non-ASCII, a URL's own * and $ and a lone % escaped, unreserved
-                       escapes decoded, hex upper case), with the escapes left masked from its
-                       decoder
+                       normalised (non-ASCII, what a URI cannot hold, a URL's own * and $ and a
+                       lone % escaped, unreserved escapes decoded, hex upper case), with the
+                       escapes left masked from its decoder
   crawl-delay-value    a Crawl-delay value that is not a plain non-negative decimal: ignored here,
                        read as 0 (or its numeric prefix) by the oracle; it agrees once those lines
                        are blanked
@@ -72,7 +72,8 @@ def normal_form(data, is_path):
                 out += MASK + b"%02X" % value
             i += 3
             continue
-        escape = c >= 0x80 or c == 0x25 or (is_path and c in b"*$") or (not is_path and c == 0x24 and i + 1 < len(data))
+        escape = c >= 0x80 or c == 0x25 or c <= 0x20 or c in b'\x7f"<>\\^`{|}' \
+            or (is_path and c in b"*$") or (not is_path and c == 0x24 and i + 1 < len(data))
         if escape:
             out += MASK + b"%02X" % c
         else:

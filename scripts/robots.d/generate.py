@@ -1,15 +1,16 @@
 """The seeded generator of (robots.txt, agent, URL) triples for diff.py: robots.txt texts with
-tricky patterns (wildcards, $, escapes of every kind, non-ASCII, misspelt keys, case, long paths,
-several groups and agents, CR/LF/CRLF, BOM, Crawl-delay values) and URLs drawn mostly from their
-patterns."""
+tricky patterns (wildcards, $, escapes of every kind, non-ASCII, octets a URI cannot hold, misspelt
+keys, case, long paths, several groups and agents, CR/LF/CRLF, BOM, Crawl-delay values) and URLs
+drawn mostly from their patterns."""
 
 import re
 
 AGENTS = ["foobot", "FooBot", "bar-bot", "baz_bot", "Qux", "batchfetch", "googlebot", "a", "B"]
 PIECES = ["/", "/", "/", "a", "b", "ab", "fish", "x", ".php", ".html", "index.html", "index.htm", "-", "_", "~",
           "%41", "%61", "%7E", "%7e", "%2F", "%2f", "%2A", "%24", "%25", "%20", "%E3%83%84", "%e3%83%84", "ツ",
-          "é", "%C3%A9", "?", "=", "&", "q", ";", ",", "+", "!", "@", "(", ")", "'", "%", "%zz", "A", "B", "Fish"]
-PATTERN_ONLY = ["*", "*", "*", "$", "**"]
+          "é", "%C3%A9", "?", "=", "&", "q", ";", ",", "+", "!", "@", "(", ")", "'", "%", "%zz", "A", "B", "Fish",
+          "|", "^", "%7C", "{"]
+PATTERN_ONLY = ["*", "*", "*", "$", "**", " "]
 
 
 def piece(rng, pattern):
