@@ -2,7 +2,7 @@
 /// (RFC 9309 §2.2.2): octets outside US-ASCII percent-encoded, percent-encoded unreserved characters
 /// (letters, digits, `-`, `.`, `_`, `~`, RFC 3986 §2.3) decoded, the hex digits of the escapes that
 /// remain in upper case, and a `%` that starts no escape, or an octet a URI cannot hold as it is
-/// (space, controls, `"<>\^`{|}`), percent-encoded too. Reserved characters keep their encoding, so
+/// (space, controls, `` "<>\^`{|} ``), percent-encoded too. Reserved characters keep their encoding, so
 /// `%2F` never equals `/`.
 ///
 /// A URL's own `*` and `$` are written `%2A` and `%24` (RFC 9309 §2.2.3: a pattern names them
@@ -97,7 +97,7 @@ enum RobotsPercentEncoding {
     }
 
     /// Whether an ASCII octet may not stand in a URI as it is (RFC 3986 §2): controls, space and
-    /// `"<>\^`{|}`. A robots.txt that writes `Disallow: /a b` means the URL `/a%20b`, the only form in
+    /// `` "<>\^`{|} ``. A robots.txt that writes `Disallow: /a b` means the URL `/a%20b`, the only form in
     /// which a request can carry it.
     static func isOutsideURIs(_ octet: UInt8) -> Bool {
         switch octet {
