@@ -26,6 +26,7 @@ public struct RobotsAgent: Sendable, Hashable, CustomStringConvertible {
         !token.isEmpty && token.utf8.allSatisfy(Self.isTokenOctet)
     }
 
+    /// The token as given.
     public var description: String { self.token }
 
     static func isTokenOctet(_ octet: UInt8) -> Bool {

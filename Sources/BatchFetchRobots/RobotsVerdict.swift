@@ -36,5 +36,6 @@ public struct RobotsRule: Sendable, Hashable, CustomStringConvertible {
         self.line = line
     }
 
+    /// The rule as written and its line: `Disallow: /tmp/ (line 7)`.
     public var description: String { "\(self.text) (line \(self.line))" }
 }
