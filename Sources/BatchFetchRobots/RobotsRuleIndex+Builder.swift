@@ -1,7 +1,8 @@
 extension RobotsRuleIndex {
     /// Builds the trie of the patterns without `*`, then lays it out flat.
     struct Builder {
-        private var children: [[UInt8: Int32]] = [[:]]
+        /// Each node's children as (octet, node) pairs: most nodes have one, so a list beats a dictionary.
+        private var children: [[(octet: UInt8, node: Int32)]] = [[]]
         private var prefixRule: [Int32] = [-1]
         private var exactRule: [Int32] = [-1]
         private var ruleIsAllow: [Int32: Bool] = [:]
@@ -34,15 +35,15 @@ extension RobotsRuleIndex {
         private mutating func insert(_ octets: ArraySlice<UInt8>) -> Int32 {
             var node: Int32 = 0
             for octet in octets {
-                if let next = self.children[Int(node)][octet] {
+                if let next = self.children[Int(node)].first(where: { $0.octet == octet })?.node {
                     node = next
                     continue
                 }
                 let next = Int32(self.children.count)
-                self.children.append([:])
+                self.children.append([])
                 self.prefixRule.append(-1)
                 self.exactRule.append(-1)
-                self.children[Int(node)][octet] = next
+                self.children[Int(node)].append((octet, next))
                 node = next
             }
             return node
@@ -76,7 +77,7 @@ extension RobotsRuleIndex {
                 position += 1
                 var node = Node()
                 var outgoing: [(octet: UInt8, edge: Edge)] = []
-                for (octet, first) in self.children[source].sorted(by: { $0.key < $1.key }) {
+                for (octet, first) in self.children[source].sorted(by: { $0.octet < $1.octet }) {
                     var label = [octet]
                     var target = Int(first)
                     while !self.isStop(target), let (next, child) = self.children[target].first {
