@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "BatchFetchCache", targets: ["BatchFetchCache"]),
         .library(name: "BatchFetchFiles", targets: ["BatchFetchFiles"]),
         .library(name: "BatchFetchMerge", targets: ["BatchFetchMerge"]),
+        .library(name: "BatchFetchRobots", targets: ["BatchFetchRobots"]),
         .library(name: "CocktailDB", targets: ["CocktailDB"]),
         .library(name: "CocktailReplica", targets: ["CocktailReplica"]),
         .executable(name: "batchfetch", targets: ["batchfetch"]),
@@ -115,6 +116,15 @@ let package = Package(
             name: "BatchFetchMerge",
             dependencies: ["BatchFetch"]
         ),
+        // robots.txt (RFC 9309): parsing and matching, no I/O; the engine asks it for an origin's
+        // verdicts once that origin's robots.txt has arrived.
+        .target(name: "BatchFetchRobots"),
+        // Answers many (robots.txt, agent, URL) queries in one process, for scripts/robots-diff and
+        // the robots micro-benchmark (JSON lines in, JSON lines out).
+        .executableTarget(
+            name: "robots-check",
+            dependencies: ["BatchFetchRobots"]
+        ),
         .target(
             name: "CocktailDB",
             dependencies: ["BatchFetch"]
@@ -200,6 +210,11 @@ let package = Package(
                 "CocktailReplica",
                 "TestSupport",
             ]
+        ),
+        .testTarget(
+            name: "BatchFetchRobotsTests",
+            dependencies: ["BatchFetchRobots"],
+            resources: [.copy("Resources")]
         ),
         .testTarget(
             name: "CocktailDBTests",
