@@ -22,14 +22,17 @@ import Synchronization
 /// not die half-way through it.
 ///
 /// Thread safety: `init` and ``cancel()`` may be called from any thread; the handler runs on
-/// `queue`.
+/// `queue`, or without one on the reading thread itself. Not on a global queue by default: those
+/// share their few threads with Swift's tasks, and a run whose tasks hold them would not hear its
+/// Ctrl-C until it ended by itself.
 public final class SignalCatcher: Sendable {
     private let id: Int
 
-    /// Catches `signals` and calls `handler` with each one's number on `queue`.
+    /// Catches `signals` and calls `handler` with each one's number on `queue` (`nil`: on the
+    /// thread that reads the signals; the handler must then be quick and must not block).
     public init(
         signals: [Int32],
-        queue: DispatchQueue = .global(),
+        queue: DispatchQueue? = nil,
         handler: @escaping @Sendable (Int32) -> Void
     ) {
         let reader = SignalReader.shared
@@ -87,7 +90,7 @@ private final class SignalReader: Sendable {
         }
     }
 
-    func register(queue: DispatchQueue, handler: @escaping @Sendable (Int32) -> Void) -> Int {
+    func register(queue: DispatchQueue?, handler: @escaping @Sendable (Int32) -> Void) -> Int {
         self.current.withLock { current in
             current.id += 1
             current.queue = queue
@@ -156,8 +159,13 @@ private final class SignalReader: Sendable {
             }
             for number in numbers[0..<count] where number != 0 {
                 let (queue, handler) = self.current.withLock { ($0.queue, $0.handler) }
-                if let queue, let handler {
+                guard let handler else {
+                    continue
+                }
+                if let queue {
                     queue.async { handler(Int32(number)) }
+                } else {
+                    handler(Int32(number))
                 }
             }
         }

@@ -31,22 +31,49 @@ struct CommandRun<Value: Sendable> {
     var interrupted: Bool { self.signal != nil }
 
     init(progress: ProgressReporter? = nil, _ work: sending @escaping () async throws -> Value) async {
-        let task = Task { try await work() }
-        // The first signal's number; 0 until one comes.
-        let received = Atomic<Int32>(0)
+        // Signals are caught before the work starts: one that came while the work ran ahead of
+        // the catcher would be lost (or, inherited as ignored from a shell, ignored).
+        let run = SignalledTask<Value>()
         let signals = InterruptHandler { number in
-            let (first, original) = received.compareExchange(expected: 0, desired: number, ordering: .relaxed)
+            let (first, original) = run.received.compareExchange(expected: 0, desired: number, ordering: .relaxed)
             if !first {
                 Foundation.exit(ExitCode.interrupted(by: original).rawValue)
             }
-            task.cancel()
+            run.cancel()
         }
+        let task = Task { try await work() }
+        run.start(task)
         progress?.start()
         self.outcome = await task.result
         progress?.stop()
         signals.cancel()
-        let number = received.load(ordering: .relaxed)
+        let number = run.received.load(ordering: .relaxed)
         self.signal = number == 0 ? nil : number
+    }
+}
+
+/// The task a signal cancels, which may come before the task exists. Thread-safe.
+private final class SignalledTask<Value: Sendable>: Sendable {
+    /// The first signal's number; 0 until one comes.
+    let received = Atomic<Int32>(0)
+    private let task = Mutex<(task: Task<Value, any Error>?, cancelled: Bool)>((nil, false))
+
+    func start(_ task: Task<Value, any Error>) {
+        let cancelled = self.task.withLock { state in
+            state.task = task
+            return state.cancelled
+        }
+        if cancelled {
+            task.cancel()
+        }
+    }
+
+    func cancel() {
+        let task = self.task.withLock { state in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
     }
 }
 
