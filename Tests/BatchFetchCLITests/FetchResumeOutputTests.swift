@@ -7,9 +7,10 @@ import Testing
 /// made from another input or with other options, and never cuts someone else's file.
 @Suite(.serialized)
 struct FetchResumeOutputTests {
-    /// A slow request first, six POSTs, a 404 (final) and a 503 (sent again) after it.
+    /// A slow request first (20 s the first time, at once after), six POSTs, a 404 (final) and a
+    /// 503 (sent again) after it.
     static func lines(_ server: TestHTTPServer) -> [String] {
-        [#"{"url":"\#(server.baseURL)/delay?ms=3000"}"#]
+        [#"{"url":"\#(server.baseURL)/delay?ms=20000&once=resume"}"#]
             + (1...6).map { #"{"url":"\#(server.baseURL)/ok?post=\#($0)","method":"POST","body":{"n":\#($0)}}"# }
             + ["\(server.baseURL)/status/404", "\(server.baseURL)/flaky?key=resume&fail=1&status=503"]
     }

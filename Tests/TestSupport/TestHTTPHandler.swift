@@ -122,7 +122,17 @@ final class TestHTTPHandler: ChannelInboundHandler {
                 context: context, count: count, seed: cut ? seed + 1 : seed, type: "image/jpeg",
                 cutAt: cut ? count / 2 : nil)
         case "/delay":
-            let ms = Int64(query["ms"] ?? "") ?? 100
+            var ms = Int64(query["ms"] ?? "") ?? 100
+            if let key = query["once"] {
+                // Only the first request with this key waits: a run stopped while it waited,
+                // then resumed, gets its answer at once.
+                let hits =
+                    self.counters { c -> Int in
+                        c.flakyHits["delay:" + key, default: 0] += 1
+                        return c.flakyHits["delay:" + key, default: 0]
+                    } ?? 1
+                ms = hits > 1 ? 0 : ms
+            }
             loop.scheduleTask(in: .milliseconds(ms)) {
                 self.respond(context: context, status: .ok, body: "{\"delayed\":\(ms)}", type: "application/json")
             }
