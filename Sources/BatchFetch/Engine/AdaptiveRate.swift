@@ -90,7 +90,7 @@ struct AdaptiveRate: Sendable, Hashable {
         self.throttledAt = measured.map { Swift.min(self.rate, $0) } ?? self.rate
         // A host that pauses the run at each probe past its limit is stepped down further.
         let cut = self.rate * (paused ? Self.pausedCutFactor : Self.cutFactor)
-        self.rate = Swift.max(Self.minimumRate, measured.map { _ in self.throttledAt * Self.measuredFactor } ?? cut)
+        self.rate = Swift.max(Self.minimumRate, measured == nil ? cut : self.throttledAt * Self.measuredFactor)
         self.good = 0
         self.pausedAtLastCut = paused
         self.increase = Swift.max(Self.minimumRate, self.rate / 10)

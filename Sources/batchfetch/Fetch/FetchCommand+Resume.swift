@@ -48,7 +48,8 @@ extension FetchCommand {
         var input = Data()
         var names: [String] = []
         for url in self.urls {
-            input.append(contentsOf: Array(url.utf8) + [0x0A])
+            input.append(contentsOf: url.utf8)
+            input.append(0x0A)
         }
         if !self.urls.isEmpty {
             names.append(self.urls.count == 1 ? "1 URL argument" : "\(self.urls.count) URL arguments")
@@ -84,11 +85,10 @@ extension FetchCommand {
     }
 
     private static func isRegularOrMissing(_ path: String) -> Bool {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
+        guard let identity = FileIdentity(path: path) else {
             return errno == ENOENT
         }
-        return (status.st_mode & S_IFMT) == S_IFREG
+        return identity.isRegularFile
     }
 
     /// What `--resume` keeps of FILE (nothing without the flag, or when FILE is not there yet),
