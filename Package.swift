@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "BatchFetchFiles", targets: ["BatchFetchFiles"]),
         .library(name: "BatchFetchMerge", targets: ["BatchFetchMerge"]),
         .library(name: "BatchFetchRobots", targets: ["BatchFetchRobots"]),
+        .library(name: "BatchFetchRobotsPolicy", targets: ["BatchFetchRobotsPolicy"]),
         .library(name: "CocktailDB", targets: ["CocktailDB"]),
         .library(name: "CocktailReplica", targets: ["CocktailReplica"]),
         .executable(name: "batchfetch", targets: ["batchfetch"]),
@@ -119,6 +120,11 @@ let package = Package(
         // robots.txt (RFC 9309): parsing and matching, no I/O; the engine asks it for an origin's
         // verdicts once that origin's robots.txt has arrived.
         .target(name: "BatchFetchRobots"),
+        // robots.txt as the engine's origin policy (`--robots`): the core asks, this answers.
+        .target(
+            name: "BatchFetchRobotsPolicy",
+            dependencies: ["BatchFetch", "BatchFetchRobots"]
+        ),
         // Answers many (robots.txt, agent, URL) queries in one process, for scripts/robots-diff and
         // the robots micro-benchmark (JSON lines in, JSON lines out).
         .executableTarget(
@@ -147,6 +153,8 @@ let package = Package(
                 "BatchFetchCache",
                 "BatchFetchFiles",
                 "BatchFetchMerge",
+                "BatchFetchRobots",
+                "BatchFetchRobotsPolicy",
                 "CLinux",
                 "CocktailDB",
                 "ProcessSignals",
@@ -184,6 +192,7 @@ let package = Package(
                 "BatchFetchCache",
                 "BatchFetchFiles",
                 "BatchFetchMerge",
+                "BatchFetchRobotsPolicy",
                 "CocktailReplica",
                 "ProcessSignals",
                 "TestSupport",

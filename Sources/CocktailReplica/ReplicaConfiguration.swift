@@ -31,6 +31,8 @@ public struct ReplicaConfiguration: Sendable, Hashable {
     /// downloads thumbnails stays on the replica. Off by default, which keeps every document's bytes
     /// as they were. The images are served either way.
     public var selfHostedImages: Bool
+    /// What `/robots.txt` serves (`text/plain`); `nil` (the default): 404, as the real API.
+    public var robotsTxt: String? = nil
 
     /// Creates a configuration; every argument has a test-friendly default.
     public init(

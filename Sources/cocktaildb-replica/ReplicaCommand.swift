@@ -50,6 +50,9 @@ struct ReplicaCommand: AsyncParsableCommand {
     )
     var selfHostedImages = false
 
+    @Option(help: ArgumentHelp("Serve FILE at /robots.txt (without it: 404, as the real API).", valueName: "FILE"))
+    var robotsTxt: String?
+
     @OptionGroup(title: "Faults")
     var faults: FaultOptions
 
@@ -82,7 +85,7 @@ struct ReplicaCommand: AsyncParsableCommand {
     }
 
     private func makeConfiguration() throws -> ReplicaConfiguration {
-        ReplicaConfiguration(
+        var configuration = ReplicaConfiguration(
             host: self.host ?? "127.0.0.1",
             port: self.port,
             allowsNonLoopbackHost: self.host != nil,
@@ -95,6 +98,13 @@ struct ReplicaCommand: AsyncParsableCommand {
             validators: !self.noValidators,
             selfHostedImages: self.selfHostedImages
         )
+        if let path = self.robotsTxt {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw ValidationError("cannot read --robots-txt \(path)")
+            }
+            configuration.robotsTxt = text
+        }
+        return configuration
     }
 
     private static func writeStandardError(_ text: String) {

@@ -72,7 +72,9 @@ struct RecordSchemaTests {
                 [], ["--body", "json"], ["--body", "text"], ["--body", "base64"], ["--body", "none"],
                 ["--content-path", "data"], ["--order", "completion", "--no-dedup"], ["--follow"],
                 ["--fields", "all"], ["--fields", "all", "--follow", "--body", "none"],
+                ["--robots", "obey"], ["--robots", "report"],
             ]
+            server.robots.withLock { $0 = RobotsReply(text: "User-agent: *\nDisallow: /status/\n") }
             for arguments in runs {
                 let output = try Executable.batchfetch().run(["fetch", "-q", "--retries", "0"] + arguments + urls)
                 #expect(output.status == 1, "\(arguments): \(output)")
@@ -94,6 +96,8 @@ struct RecordSchemaTests {
             #expect(records.contains { $0.contains("\"kind\":\"invalidRequest\"") })
             #expect(records.contains { $0.contains("\"redirects\":[{\"url\":") })
             #expect(records.contains { $0.contains("\"attempt_log\":[{\"status\":404") })
+            #expect(records.contains { $0.contains("\"rule\":\"Disallow: /status/\",\"line\":2}") })
+            #expect(records.contains { $0.contains("\"robots\":{\"allowed\":false,\"rule\":\"Disallow: /status/\"}") })
             let problems = try self.violations(of: records, schema: "fetch")
             #expect(problems.isEmpty, "\(problems.prefix(10).joined(separator: "\n"))")
         }

@@ -183,6 +183,8 @@ final class TestHTTPHandler: ChannelInboundHandler {
             self.respond(context: context, status: .ok, body: lines)
         case "/request":
             self.respond(context: context, status: .ok, body: self.echo(head), type: "application/json")
+        case "/robots.txt":
+            self.robots(context: context, query: query)
         case "/set-cookie":
             self.respond(
                 context: context, status: .ok, body: self.echo(head), type: "application/json",

@@ -41,6 +41,8 @@ import Synchronization
 ///   only its first MiB kept, in ``Arrival/body``)
 /// - `/set-cookie?cookie=C` — `/request`, with `Set-Cookie: C`
 /// - `/cached?cc=V` — 200 with `Cache-Control: V` and `ETag: "v1"`, a body counting the requests
+/// - `/robots.txt` — as ``robots`` says (``RobotsReply``: status, body, failures first, redirects,
+///   delay), 404 without one
 /// - `/gzip` — `{"compressed":true}`, gzip-encoded (`Content-Encoding: gzip`) when the request's
 ///   `Accept-Encoding` lists gzip, plain otherwise
 package final class TestHTTPServer: Sendable {
@@ -72,6 +74,8 @@ package final class TestHTTPServer: Sendable {
     let channel: any Channel
     package let port: Int
     package let counters = Mutex(Counters())
+    /// What `/robots.txt` answers (``RobotsReply``); `nil`: 404.
+    package let robots = Mutex<RobotsReply?>(nil)
     private let log = Mutex<[Arrival]>([])
     private let refusals = Mutex<[String: UInt64]>([:])
 

@@ -200,6 +200,7 @@ final class CurlEasy {
             self.setOneShotConnection(Self.isCleartext(request.url))
         }
         self.setProbeConnectTimeout(transfer.isProbe)
+        self.receiver.pointee.keepsThisBody = transfer.preflight != nil
         self.transfer = transfer
         return nil
     }

@@ -22,6 +22,9 @@ struct CurlReceiver {
     private let maxBodyBytes: Int
     /// Whether body bytes are kept; when not, only counted in ``discardedBytes``.
     private let keepsBody: Bool
+    /// This transfer's body stays in memory whatever the engine does with bodies: an origin's
+    /// preflight (robots.txt), which the engine reads itself.
+    var keepsThisBody = false
     /// Body bytes counted and dropped (see ``Engine/Configuration/keepsBodies``).
     private(set) var discardedBytes = 0
     /// Where bodies go instead of ``body`` when they are saved to files
@@ -72,10 +75,10 @@ struct CurlReceiver {
         if self.resumedFrom > 0 && !self.resumeAccepted && !self.checkResumed() {
             return 0
         }
-        if self.spool != nil {
+        if self.spool != nil && !self.keepsThisBody {
             return self.spoolBody(data, count: count)
         }
-        guard self.keepsBody else {
+        guard self.keepsBody || self.keepsThisBody else {
             // Counted against the same limit, so a record says the same with or without its body.
             self.discardedBytes += count
             self.bodyExceededLimit = self.discardedBytes > self.maxBodyBytes

@@ -128,6 +128,9 @@ extension Engine {
         /// `BatchFetchCache` module's `HTTPCacheConfiguration`); `nil` (the default) = none, and
         /// every result's ``FetchResult/cache`` is `nil`.
         public var cache: (any ResponseStoreConfiguration)? = nil
+        /// Rules each origin's requests must pass, read from a document fetched first (robots.txt:
+        /// the `BatchFetchRobotsPolicy` module's); `nil` (the default) = none.
+        public var originPolicy: (any OriginPolicy)? = nil
 
         /// A folder to save bodies in: each body streams into a temporary file there as it
         /// arrives and comes as ``Response/spooledBody`` (``Response/body``

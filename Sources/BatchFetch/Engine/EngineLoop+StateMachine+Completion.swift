@@ -103,6 +103,10 @@ extension EngineLoop.StateMachine {
         _ transfer: Transfer, _ outcome: Result<Response, FetchError>, now: UInt64,
         gaveUp: RetryPolicy.GiveUp? = nil
     ) {
+        if transfer.preflight != nil {
+            self.preflightEnded(transfer, outcome, now: now)
+            return
+        }
         if self.deduplicate {
             if transfer.isIndexed, let hash = transfer.hash,
                 let cost = self.replay.cost(of: outcome, request: transfer.request)
@@ -262,6 +266,7 @@ extension EngineLoop.StateMachine {
         var waiting: [Transfer] = Array(self.pending)
         waiting += self.scheduled.unordered.map(\.transfer)
         waiting += self.hostBudgets?.removeAllParked() ?? []
+        waiting += self.gate?.removeAllHeld() ?? []
         for transfer in self.running {
             transfer.runningSlot = -1
             waiting.append(transfer)

@@ -30,6 +30,9 @@ extension EngineLoop.StateMachine {
             if transfer.waiters.isEmpty {
                 continue
             }
+            if self.gate != nil, self.gateStops(transfer, now: now) {
+                continue
+            }
             if !self.hostPauses.isEmpty, let until = self.hostPauses[key] {
                 if until > now {
                     self.schedule(transfer, at: until)

@@ -86,6 +86,8 @@ extension EngineLoop {
         /// Transfers the replay cache let go, handed with the next delivery to its sink, whose
         /// consumer frees them (``ResultSink/retire(_:)``).
         var retired = RetiredTransfers()
+        /// Origins' rules and their preflights, when the configuration has an ``OriginPolicy``.
+        var gate: OriginGate?
 
         init(configuration: Engine.Configuration, random: Random, now: UInt64) {
             self.maxInFlight = configuration.maxInFlight
@@ -106,12 +108,15 @@ extension EngineLoop {
                 streamsPerHost: configuration.httpVersion != .http1_1)
             self.reportsHosts = configuration.hostLimits != nil
             self.skipsDownHosts = configuration.skipsDownHosts
+            self.gate = configuration.originPolicy.map { OriginGate(policy: $0) }
         }
 
         /// Results waiting to be handed over.
         var undelivered: Int { self.outbox.count }
         /// Transfers queued for a slot (in the batch's queue or a host's), abandoned ones included.
-        var queued: Int { self.pending.count + (self.hostBudgets?.parkedCount ?? 0) }
+        var queued: Int {
+            self.pending.count + (self.hostBudgets?.parkedCount ?? 0) + (self.gate?.heldCount ?? 0)
+        }
 
         // MARK: - the inbox
 
@@ -244,6 +249,9 @@ extension EngineLoop {
                         self.forget(transfer)
                     }
                 }
+            }
+            for transfer in self.gate?.dropHeld(where: drop) ?? [] {
+                self.forget(transfer)
             }
             // Backwards, so that the swap in `removeRunning` brings in only transfers already seen.
             var slot = self.running.count - 1

@@ -14,6 +14,26 @@ extension HostBudgets {
         return (0.98 * Swift.max(rule / 2, below), Double(burst))
     }
 
+    /// How long until `host` may start a request by its rate and its spacing; `nil`: now.
+    static func tokenWait(_ host: Host, now: UInt64) -> UInt64? {
+        let rate = host.bucket?.wait(now: now)
+        guard let spacing = host.spacing?.wait(now: now) else {
+            return rate
+        }
+        return Swift.max(rate ?? 0, spacing)
+    }
+
+    /// From now on `key`'s host starts at most one request per `interval` (robots.txt's
+    /// `Crawl-delay`), on top of its rate, which it can only slow: the start that read the rule
+    /// counts as the first.
+    mutating func space(_ key: Substring, by interval: Duration, now: UInt64) {
+        let host = self.hosts[key] ?? self.add(key, now: now)
+        let seconds = Swift.max(0.001, Double(interval.nanoseconds) / 1e9)
+        var spacing = TokenBucket(rate: 1 / seconds, burst: 1, now: now, full: false)
+        _ = spacing.take(now: now)
+        host.spacing = spacing
+    }
+
     /// `key`'s host throttled or failed as an overloaded host does: with ``Engine/HostLimits/adaptive``,
     /// its rate is cut. `paused`: the answer paused the host (`Retry-After`).
     mutating func throttled(_ key: Substring, now: UInt64, paused: Bool = false) {

@@ -21,6 +21,8 @@ struct HostBudgets {
         /// Dropped from ``HostBudgets/hosts`` as idle: a transfer holding it looks its host up again.
         var isForgotten = false
         var bucket: TokenBucket?
+        /// At most one start per interval (robots.txt's `Crawl-delay`), whatever ``bucket`` allows.
+        var spacing: TokenBucket?
         var running = 0
         /// Transfers of this host in the batch's queue, which admission has not reached yet.
         var waiting = 0
@@ -144,7 +146,7 @@ struct HostBudgets {
         if self.isOverShare(host) {
             return .busy
         }
-        if let wait = host.bucket?.wait(now: now) {
+        if let wait = Self.tokenWait(host, now: now) {
             host.waitedForToken = true
             return .token(wait)
         }
@@ -199,6 +201,7 @@ struct HostBudgets {
             host.windowStarts += 1
             host.counts.peakPerSecond = max(host.counts.peakPerSecond, host.windowStarts)
             _ = host.bucket?.take(now: now)
+            _ = host.spacing?.take(now: now)
         }
         if !host.multiplexes {
             self.sharingRunning += 1
@@ -278,7 +281,7 @@ struct HostBudgets {
             self.awaitShare(host)
             return
         }
-        if let wait = host.bucket?.wait(now: now) {
+        if let wait = Self.tokenWait(host, now: now) {
             host.waitedForToken = true
             self.schedule(host, at: now &+ wait)
             return

@@ -52,6 +52,16 @@ final class Transfer {
     var resume: ResumePoint?
     /// Its host's budgets, once looked up (``HostBudgets/host(of:now:)``).
     var budget: HostBudgets.Host?
+    /// Set on an origin's preflight (``OriginGate``): whose, and which hop.
+    var preflight: Preflight?
+    /// Its origin's rules let it go: later admissions (after a wait for a token, a retry) do not
+    /// ask again.
+    var passedGate = false
+
+    struct Preflight {
+        let origin: String
+        let hop: Int
+    }
 
     /// The URL's host (``HostKey``): the key for per-host pauses after `Retry-After`, host
     /// budgets and host health. Found once: every admission and completion asks for it.
@@ -71,9 +81,13 @@ struct Waiter {
     let ticket: (any StoreTicket)?
 
     init(_ submission: EngineCore.Submission, ticket: (any StoreTicket)? = nil) {
-        self.sink = submission.sink
-        self.index = submission.index
-        self.tag = submission.request.tag
+        self.init(sink: submission.sink, index: submission.index, tag: submission.request.tag, ticket: ticket)
+    }
+
+    init(sink: ResultSink, index: Int, tag: Int?, ticket: (any StoreTicket)?) {
+        self.sink = sink
+        self.index = index
+        self.tag = tag
         self.ticket = ticket
     }
 }

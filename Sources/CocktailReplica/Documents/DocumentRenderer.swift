@@ -15,7 +15,7 @@ struct DocumentRenderer: Sendable {
     static let nullIngredients = Array(#"{"ingredients":null}"#.utf8)
     static let noneFound = Array(#"{"drinks":"None Found"}"#.utf8)
 
-    /// The body for `route`; `.random` must be resolved first and `.stats`/`.notFound` are not documents.
+    /// The body for `route`; `.random` must be resolved first and `.stats`/`.robots`/`.notFound` are not documents.
     func render(_ route: Route) -> [UInt8] {
         switch route {
         case .listCategories:
@@ -49,7 +49,7 @@ struct DocumentRenderer: Sendable {
             let names = self.catalogue.lowercasedDrinkNames
             let matches = self.catalogue.drinkPositionsByName.filter { names[$0].first.map(String.init) == letter }
             return self.fullDrinks(self.capped(matches))
-        case .noDrinks, .random, .stats, .notFound, .image:
+        case .noDrinks, .random, .stats, .robots, .notFound, .image:
             return Self.nullDrinks
         }
     }

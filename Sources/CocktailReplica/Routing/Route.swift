@@ -5,6 +5,8 @@
 enum Route: Hashable, Sendable {
     /// `/__replica/stats`: never faulted, never counted.
     case stats
+    /// `/robots.txt` (``ReplicaConfiguration/robotsTxt``).
+    case robots
     /// `list.php?c=list`.
     case listCategories
     /// `list.php?g=list`.

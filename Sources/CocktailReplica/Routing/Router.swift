@@ -54,6 +54,9 @@ final class Router: Sendable {
         if path.elementsEqual(Self.statsPath.utf8) {
             return .stats
         }
+        if path.elementsEqual("/robots.txt".utf8) {
+            return .robots
+        }
         if path.starts(with: Self.imagePrefix) {
             return self.image(path.dropFirst(Self.imagePrefix.count))
         }

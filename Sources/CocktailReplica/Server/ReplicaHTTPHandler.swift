@@ -124,6 +124,10 @@ final class ReplicaHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         var document: Document?
         if route == .notFound {
             (status, contentType, body) = (404, html, FaultPages.notFound)
+        } else if route == .robots {
+            let text = self.core.configuration.robotsTxt
+            (status, contentType) = text == nil ? (404, html) : (200, "text/plain; charset=utf-8")
+            body = text.map { ByteBuffer(string: $0) } ?? FaultPages.notFound
         } else {
             let found = self.document(for: route)
             (document, contentType, body) = (found, found.contentType, found.body)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatchFetch
+import BatchFetchRobotsPolicy
 import CocktailDB
 import Foundation
 
@@ -58,6 +59,8 @@ struct CrawlCommand: AsyncParsableCommand {
 
     @OptionGroup var report: ReportOptions
 
+    @OptionGroup var robots: RobotsOptions
+
     func validate() throws {
         if self.resume && self.output == nil {
             throw ValidationError("--resume needs -o FILE")
@@ -104,7 +107,7 @@ struct CrawlCommand: AsyncParsableCommand {
                 priority: priority)
         }
         writer.finish()
-        try self.finish(run, elapsed: Date().timeIntervalSince(started))
+        try self.finish(run, elapsed: Date().timeIntervalSince(started), configuration: configuration)
     }
 
     /// What `--resume` keeps of the output file: nothing without it.
@@ -142,6 +145,7 @@ struct CrawlCommand: AsyncParsableCommand {
         self.transport.apply(to: &configuration)
         self.transport.warnAboutWeakenedTransport()
         configuration.cache = self.cache.configuration()
+        self.robots.apply(self.robots.policy(), to: &configuration, userAgentGiven: false)
         return configuration
     }
 
@@ -165,12 +169,14 @@ struct CrawlCommand: AsyncParsableCommand {
 
     /// Writes the summaries and the `--stats` file, and ends the run with its exit status.
     private func finish(
-        _ run: CommandRun<(CrawlSummary, HTTPCacheStatistics?, ThumbnailPlan.Outcome?)>, elapsed: Double
+        _ run: CommandRun<(CrawlSummary, HTTPCacheStatistics?, ThumbnailPlan.Outcome?)>, elapsed: Double,
+        configuration: Engine.Configuration
     ) throws {
         var ending = RunEnding()
         switch run.outcome {
         case .success(let (summary, cache, images)):
-            let statsWritten = self.summarize(summary, cache: cache, elapsed: elapsed)
+            let statsWritten = self.summarize(
+                summary, cache: cache, elapsed: elapsed, robots: (configuration.originPolicy as? RobotsPolicy)?.report)
             if let images {
                 self.summarize(images)
             }
@@ -213,7 +219,9 @@ struct CrawlCommand: AsyncParsableCommand {
 
     /// Writes the summary and the `--stats` file. - Returns: whether the stats file, if asked
     /// for, was written.
-    private func summarize(_ summary: CrawlSummary, cache: HTTPCacheStatistics?, elapsed: Double) -> Bool {
+    private func summarize(
+        _ summary: CrawlSummary, cache: HTTPCacheStatistics?, elapsed: Double, robots: [RobotsOriginReport]?
+    ) -> Bool {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
             var text =
@@ -235,9 +243,13 @@ struct CrawlCommand: AsyncParsableCommand {
             if let cache {
                 text += CacheOptions.summary(cache)
             }
+            if let robots {
+                text += RobotsOptions.summary(robots)
+            }
             FileHandleOutput.standardError.write(text)
         }
         return self.report.writeStats(
-            CrawlStats(summary: summary, elapsedSeconds: elapsed, requestsPerSecond: rate, cache: cache))
+            CrawlStats(
+                summary: summary, elapsedSeconds: elapsed, requestsPerSecond: rate, cache: cache, robots: robots))
     }
 }

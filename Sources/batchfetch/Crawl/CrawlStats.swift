@@ -1,4 +1,5 @@
 import BatchFetch
+import BatchFetchRobotsPolicy
 import CocktailDB
 import Foundation
 
@@ -9,4 +10,6 @@ struct CrawlStats: Encodable {
     let requestsPerSecond: Double
     /// With `--cache` only: hits, revalidated, misses, stored, dropped.
     let cache: HTTPCacheStatistics?
+    /// With `--robots` only: what robots.txt said and did.
+    let robots: [RobotsOriginReport]?
 }

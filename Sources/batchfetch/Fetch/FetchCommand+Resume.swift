@@ -81,7 +81,9 @@ extension FetchCommand {
             self.deduplication, self.transport, self.request, self.header, self.userAgent, self.follow,
             self.sharding, self.maxBody,
         ]
-        return parts.map { $0.map { String(describing: $0) } ?? "-" }.joined(separator: "\u{1F}")
+        // Only with --robots, so that the files of runs without it keep their sidecars.
+        let robots: [Any?] = self.robots.robots == nil ? [] : [self.robots]
+        return (parts + robots).map { $0.map { String(describing: $0) } ?? "-" }.joined(separator: "\u{1F}")
     }
 
     private static func isRegularOrMissing(_ path: String) -> Bool {

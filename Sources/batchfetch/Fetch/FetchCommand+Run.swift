@@ -1,5 +1,6 @@
 import BatchFetch
 import BatchFetchFiles
+import BatchFetchRobotsPolicy
 import Foundation
 
 /// The steps of `fetch`'s run: its input, the batch through an engine, and how it ends.
@@ -67,6 +68,9 @@ extension FetchCommand {
             await engine.shutdown()
             let hosts = engine.hostStatistics
             tally.hosts.withLock { $0 = hosts }
+            if let robots = configuration.originPolicy as? RobotsPolicy {
+                tally.robots.withLock { $0 = robots.report }
+            }
             return engine.cacheStatistics
         }
     }
@@ -104,7 +108,7 @@ extension FetchCommand {
         let statsWritten = self.summarize(
             summary, skipped: self.skipExisting ? source.skipped.value : nil, cache: try? run.outcome.get(),
             elapsed: elapsed, shard: shard, hosts: tally.hosts.withLock { $0 }, interruptedBy: run.signal, lost: lost,
-            kept: kept?.records)
+            kept: kept?.records, robots: self.robots.robots != nil ? tally.robots.withLock { $0 } : nil)
         var ending = RunEnding()
         // The reader went away (a closed pipe, as with `| head`) or the disk is full.
         ending.unwritten = sink.failure
@@ -116,7 +120,7 @@ extension FetchCommand {
         ending.usage = source.readFailure.value.map { "\($0); the records of the lines before are written" }
         // Kept failures count as a whole run would have counted them; a file not replaced failed.
         ending.someFailed =
-            summary.failed > 0 || !statsWritten || (kept.map { $0.records.failed > 0 || !$0.replaced } ?? false)
+            summary.failures > 0 || !statsWritten || (kept.map { $0.records.failures > 0 || !$0.replaced } ?? false)
         try ending.finish()
     }
 }

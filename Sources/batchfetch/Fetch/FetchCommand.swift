@@ -2,6 +2,7 @@ import ArgumentParser
 import BatchFetch
 import BatchFetchFiles
 import BatchFetchMerge
+import BatchFetchRobotsPolicy
 import Foundation
 
 /// `batchfetch fetch`: one JSON line per input URL.
@@ -116,6 +117,8 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var report: ReportOptions
 
+    @OptionGroup var robots: RobotsOptions
+
     func validate() throws {
         do throws(FetchError) {
             _ = try StatusPolicy(parsing: self.status)
@@ -163,7 +166,9 @@ struct FetchCommand: AsyncParsableCommand {
     }
 
     /// - Parameter shards: N of `--shard`, whose share of the job's rates this run takes.
-    private func configuration(files: BodyFileStore?, shards: Int) throws -> Engine.Configuration {
+    private func configuration(files: BodyFileStore?, shards: Int, robots: RobotsPolicy?) throws
+        -> Engine.Configuration
+    {
         var configuration = self.engine.configuration(shares: shards)
         self.deduplication.apply(to: &configuration)
         configuration.headers = try self.headerFields()
@@ -187,6 +192,7 @@ struct FetchCommand: AsyncParsableCommand {
         configuration.details = self.recordFields.engineDetails
         // A signal ends the batch with every response that arrived written (issue 51).
         configuration.yieldsAnsweredOnCancel = true
+        self.robots.apply(robots, to: &configuration, userAgentGiven: self.userAgent != nil)
         return configuration
     }
 
@@ -197,14 +203,16 @@ struct FetchCommand: AsyncParsableCommand {
         let (source, split) = try self.openInput(keeping: kept.indices)
         try self.places.check()
         let files = try self.fileStore()
-        let configuration = try self.configuration(files: files, shards: split?.count ?? 1)
+        let robots = self.robots.policy()
+        let configuration = try self.configuration(files: files, shards: split?.count ?? 1, robots: robots)
         // A resumed run writes beside FILE and replaces it at the end: FILE stays whole meanwhile.
         let replacing = !kept.lines.isEmpty
         let sink = try FileHandleOutput.opening(replacing ? self.output.map(Self.resumingPath) : self.output)
         self.write(sidecar)
         let writer = RecordWriter(
             bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath,
-            cacheField: configuration.cache != nil, files: files, fields: self.recordFields)
+            cacheField: configuration.cache != nil, files: files,
+            fields: self.recordFields.union(robots?.mode == .report ? .robots : []), robots: robots)
         let tally = FetchTally()
         let reporter = Self.progress(of: tally, enabled: self.report.showsProgress)
         let started = Date()
@@ -311,7 +319,7 @@ struct FetchCommand: AsyncParsableCommand {
     func summarize(
         _ summary: FetchTally.Snapshot, skipped: Int?, cache: HTTPCacheStatistics?, elapsed: Double,
         shard: ShardManifest?, hosts: [String: HostCounts], interruptedBy signal: Int32?, lost: OutputLoss? = nil,
-        kept: KeptRecords? = nil
+        kept: KeptRecords? = nil, robots: [RobotsOriginReport]? = nil
     ) -> Bool {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
@@ -337,6 +345,7 @@ struct FetchCommand: AsyncParsableCommand {
                 text += CacheOptions.summary(cache)
             }
             text += EngineOptions.summary(hosts)
+            text += RobotsOptions.summary(robots ?? [])
             FileHandleOutput.standardError.write(text)
         }
         return self.report.writeStats(
@@ -346,6 +355,6 @@ struct FetchCommand: AsyncParsableCommand {
                 bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate,
                 protocols: summary.protocols, cache: cache, skipped: skipped, shard: shard,
                 hosts: hosts.isEmpty ? nil : hosts, interrupted: signal != nil, outputError: lost?.error,
-                unwritten: lost?.unwritten, unfetched: lost?.unfetched, kept: kept?.lines.count))
+                unwritten: lost?.unwritten, unfetched: lost?.unfetched, kept: kept?.lines.count, robots: robots))
     }
 }

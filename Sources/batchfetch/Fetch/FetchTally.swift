@@ -1,5 +1,6 @@
 import BatchFetch
 import BatchFetchMerge
+import BatchFetchRobotsPolicy
 import Foundation
 import Synchronization
 
@@ -35,6 +36,8 @@ struct FetchStats: Encodable {
     var unfetched: Int? = nil
     /// With `--resume` only: the records kept from the file (the counts above are this run's).
     var kept: Int? = nil
+    /// With `--robots` only: per origin, what its robots.txt said and did.
+    var robots: [RobotsOriginReport]? = nil
 }
 
 /// Counts records as they are written. Thread-safe.
@@ -49,11 +52,19 @@ final class FetchTally: Sendable {
         var protocols: [String: Int] = [:]
         /// Records formatted and not written whole (the output failed).
         var unwritten = 0
+
+        /// Failed records that are failures: those robots.txt disallowed are a policy, and leave
+        /// the exit status 0.
+        var failures: Int {
+            self.failed - (self.failuresByKind[FetchError.Kind.robotsDisallowed.rawValue] ?? 0)
+        }
     }
 
     private let state = Mutex(Snapshot())
     /// The engine's per-host counts, taken when it shut down.
     let hosts = Mutex<[String: HostCounts]>([:])
+    /// What each origin's robots.txt did (`--robots`), taken when the engine shut down.
+    let robots = Mutex<[RobotsOriginReport]>([])
 
     var snapshot: Snapshot { self.state.withLock { $0 } }
 

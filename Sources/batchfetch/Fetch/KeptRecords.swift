@@ -1,4 +1,5 @@
 import BatchFetch
+import BatchFetchRobotsPolicy
 import Foundation
 
 #if canImport(Glibc)
@@ -32,6 +33,8 @@ final class KeptRecords: @unchecked Sendable {
     /// How many of them are ok, and how many failed for good.
     let ok: Int
     let failed: Int
+    /// Failed ones that count against the exit status: not those robots.txt disallowed, a policy.
+    var failures: Int { self.failed - (self.failuresByKind[FetchError.Kind.robotsDisallowed.rawValue] ?? 0) }
     /// The failed ones by their error kind, for the summary.
     let failuresByKind: [String: Int]
     private let file: FileHandle?
@@ -125,7 +128,7 @@ final class KeptRecords: @unchecked Sendable {
     static let finalKinds: Set<String> = [
         FetchError.Kind.invalidURL, .unsupportedScheme, .invalidHeader, .invalidRequest, .tooLarge,
         .tooManyRedirects, .invalidResponse, .emptyBody, .invalidJSON, .wrongContentType, .missingKey,
-        .unexpectedShape, .decodingFailed,
+        .unexpectedShape, .decodingFailed, .robotsDisallowed,
     ].reduce(into: Set<String>()) { $0.insert($1.rawValue) }
 
     /// Whether a record is complete: ok, or a failure that a new attempt would not change (a 4xx

@@ -19,11 +19,13 @@ struct RecordFields: OptionSet {
     static let tls = RecordFields(rawValue: 1 << 4)
     /// `"attempt_log"`: each attempt's status or error, and the Retry-After it carried.
     static let attempts = RecordFields(rawValue: 1 << 5)
+    /// `"robots"`: robots.txt's verdict, `{"allowed":…,"rule":…}` (`null` without `--robots`).
+    static let robots = RecordFields(rawValue: 1 << 6)
 
     /// The names `--fields` takes, in record order.
     static let names: [(name: String, field: RecordFields)] = [
         ("headers", .headers), ("redirects", .redirects), ("timings", .timings), ("remote", .remote),
-        ("tls", .tls), ("attempts", .attempts),
+        ("tls", .tls), ("attempts", .attempts), ("robots", .robots),
     ]
 
     /// Every field.

@@ -55,6 +55,9 @@ extension RecordWriter {
             }
             self.json.byte(UInt8(ascii: "]"))
         }
+        if self.fields.contains(.robots) {
+            self.robotsVerdict(of: result.request.url)
+        }
     }
 
     /// Per phase, not libcurl's running totals: dns + connect + tls + first byte + download = total.

@@ -1,4 +1,5 @@
 import BatchFetch
+import BatchFetchRobotsPolicy
 
 /// What a record says about the transfer behind it, beside the response: the status of one that
 /// failed, whose transfer answered it, how many attempts and how long it took, and the error.
@@ -39,7 +40,7 @@ extension RecordWriter {
 
     /// `"error"`, its message followed by why retrying stopped when the engine gave up on an
     /// outcome worth retrying: a record must not look as if a 503 was never retried.
-    mutating func error(_ error: FetchError, gaveUp: RetryPolicy.GiveUp?) {
+    mutating func error(_ error: FetchError, gaveUp: RetryPolicy.GiveUp?, url: String? = nil) {
         self.json.raw(",\"error\":{\"kind\":")
         self.json.string(error.kind.rawValue)
         self.json.raw(",\"message\":")
@@ -48,7 +49,36 @@ extension RecordWriter {
         } else {
             self.json.string(error.message)
         }
+        if let url, Self.robotsKinds.contains(error.kind), let verdict = self.robots?.verdict(forURL: url) {
+            self.json.raw(",\"robots_url\":")
+            self.json.string(verdict.robotsURL)
+            if error.kind == .robotsDisallowed {
+                self.json.raw(",\"rule\":")
+                self.json.string(verdict.rule)
+                self.json.raw(",\"line\":")
+                if let line = verdict.line {
+                    self.json.int(line)
+                } else {
+                    self.json.raw("null")
+                }
+            }
+        }
         self.json.raw("}")
+    }
+
+    /// The errors robots.txt gave, whose records name it (and the rule).
+    static let robotsKinds: Set<FetchError.Kind> = [.robotsDisallowed, .robotsUnreachable, .robotsCrawlDelay]
+
+    /// `"robots"`: the verdict of `url`'s robots.txt, `null` where none was read.
+    mutating func robotsVerdict(of url: String) {
+        self.json.raw(",\"robots\":")
+        guard let verdict = self.robots?.verdict(forURL: url) else {
+            self.json.raw("null")
+            return
+        }
+        self.json.raw(verdict.allowed ? "{\"allowed\":true,\"rule\":" : "{\"allowed\":false,\"rule\":")
+        self.json.string(verdict.rule)
+        self.json.byte(UInt8(ascii: "}"))
     }
 
     static func explanation(of gaveUp: RetryPolicy.GiveUp) -> String {

@@ -1,5 +1,6 @@
 import BatchFetch
 import BatchFetchFiles
+import BatchFetchRobotsPolicy
 import Foundation
 
 /// Formats fetch results as NDJSON records:
@@ -35,6 +36,8 @@ struct RecordWriter {
     let contentPath: Envelope?
     /// When set, ok bodies are saved here and records name their files instead of holding them.
     let files: BodyFileStore?
+    /// robots.txt's verdicts (`--robots`), for the `robots` field and `robots…` errors' details.
+    let robots: RobotsPolicy?
     /// The records formatted so far, except the large bodies in ``splices``.
     var json = JSONBytes()
 
@@ -51,9 +54,11 @@ struct RecordWriter {
 
     init(
         bodyMode: BodyMode = .auto, status: StatusPolicy = .successful, contentPath: String? = nil,
-        cacheField: Bool = false, files: BodyFileStore? = nil, fields: RecordFields = []
+        cacheField: Bool = false, files: BodyFileStore? = nil, fields: RecordFields = [],
+        robots: RobotsPolicy? = nil
     ) {
         self.files = files
+        self.robots = robots
         self.fields = fields
         self.bodyMode = bodyMode
         self.status = status
@@ -83,7 +88,7 @@ struct RecordWriter {
             self.totalTime(result)
             self.json.raw(",\"content_type\":null")
             self.json.raw(self.files == nil ? ",\"body\":null" : ",\"file\":null,\"sha256\":null")
-            self.error(error, gaveUp: result.gaveUp)
+            self.error(error, gaveUp: result.gaveUp, url: result.request.url)
             self.end(result)
             return error.kind
         }

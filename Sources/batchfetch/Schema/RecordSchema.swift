@@ -54,8 +54,11 @@ enum RecordSchema: String, CaseIterable {
                   "type": "object",
                   "required": ["kind", "message"],
                   "properties": {
-                    "kind": {"description": "A stable category: invalidURL, invalidRequest, unsupportedScheme, invalidHeader, dnsFailure, connectFailed, hostUnreachable, timeout, tlsFailure, tooLarge, tooManyRedirects, transport, invalidResponse, httpStatus, cancelled, interrupted, emptyBody, invalidJSON, wrongContentType, missingKey, unexpectedShape, notCached, fileWrite, other, …", "type": "string", "pattern": "^[a-z][A-Za-z0-9]*$"},
-                    "message": {"description": "What happened, for a person; never credentials.", "type": "string"}
+                    "kind": {"description": "A stable category: invalidURL, invalidRequest, unsupportedScheme, invalidHeader, dnsFailure, connectFailed, hostUnreachable, timeout, tlsFailure, tooLarge, tooManyRedirects, transport, invalidResponse, httpStatus, cancelled, interrupted, emptyBody, invalidJSON, wrongContentType, missingKey, unexpectedShape, notCached, fileWrite, robotsDisallowed, robotsUnreachable, robotsCrawlDelay, other, …", "type": "string", "pattern": "^[a-z][A-Za-z0-9]*$"},
+                    "message": {"description": "What happened, for a person; never credentials.", "type": "string"},
+                    "robots_url": {"description": "robots… kinds (--robots): the robots.txt that decided.", "type": "string"},
+                    "rule": {"description": "robotsDisallowed: the deciding rule as written, e.g. Disallow: /tmp/.", "type": ["string", "null"]},
+                    "line": {"description": "robotsDisallowed: the rule's line in robots.txt.", "type": ["integer", "null"], "minimum": 1}
                   },
                   "additionalProperties": false
                 }
@@ -132,6 +135,16 @@ enum RecordSchema: String, CaseIterable {
                 },
                 "additionalProperties": false
               }
+            },
+            "robots": {
+              "description": "--robots report, or --fields robots: the verdict of the URL's robots.txt; null where none was read.",
+              "type": ["object", "null"],
+              "required": ["allowed", "rule"],
+              "properties": {
+                "allowed": {"type": "boolean"},
+                "rule": {"description": "The deciding rule as written; null when none matched.", "type": ["string", "null"]}
+              },
+              "additionalProperties": false
             }
           },
           "additionalProperties": false,
