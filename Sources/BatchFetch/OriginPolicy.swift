@@ -13,18 +13,19 @@
 /// Threading: every call on the engine thread; the policy may be read elsewhere (by whoever writes
 /// records) and guards its own state.
 public protocol OriginPolicy: AnyObject, Sendable {
-    /// The request whose answer decides `origin`'s rules (`scheme://host[:port]`: the host lower
-    /// case, an international name in its ASCII form, the port only when not the scheme's
-    /// default); `nil` when the origin has none to read and every request of it goes.
-    func preflight(for origin: String) -> Request?
+    /// What decides `origin`'s rules (`scheme://host[:port]`: the host lower case, an
+    /// international name in its ASCII form, the port only when not the scheme's default): a
+    /// request to send first, or the rules themselves when the policy knows them already (kept
+    /// from an earlier run); `nil` when the origin has none to read and every request of it goes.
+    func preflight(for origin: String) -> OriginStep?
     /// What the preflight's hop number `hop` (0 for the first) brought: the next hop to send, or
     /// the origin's rules.
     func answered(_ origin: String, hop: Int, request: Request, outcome: Result<Response, FetchError>) -> OriginStep
 }
 
-/// What an ``OriginPolicy`` says after a preflight's hop.
+/// What an ``OriginPolicy`` says before an origin's first request and after each preflight hop.
 public enum OriginStep: Sendable {
-    /// Send this request next (a redirect of the preflight's).
+    /// Send this request (the preflight, or a redirect of it).
     case send(Request)
     /// The origin's rules are known.
     case rules(any OriginRules)

@@ -15,13 +15,16 @@ final class OriginRobots: OriginRules {
     /// a crawl delay over the cap.
     let closed: FetchError?
     let startInterval: Duration?
+    /// Where a kept copy (`--cache`) came in, for the report; `nil` when fetched in this run.
+    let cacheNote: String?
     private let crawlDelay: Double?
     private let allowed = Atomic<Int>(0)
     private let disallowed = Atomic<Int>(0)
     private let refused = Atomic<Int>(0)
 
-    init(origin: String, reading: RobotsReading, policy: RobotsPolicy) {
+    init(origin: String, reading: RobotsReading, policy: RobotsPolicy, cacheNote: String? = nil) {
         self.origin = origin
+        self.cacheNote = cacheNote
         self.robotsURL = origin + "/robots.txt"
         self.reading = reading
         self.obeys = policy.mode == .obey
@@ -109,6 +112,7 @@ final class OriginRobots: OriginRules {
             report.outcome = "unreachable (\(reason))"
         }
         report.crawlDelay = self.crawlDelay
+        report.cache = self.cacheNote
         report.allowed = self.allowed.load(ordering: .relaxed)
         report.disallowed = self.disallowed.load(ordering: .relaxed)
         report.refused = self.refused.load(ordering: .relaxed)
@@ -145,6 +149,8 @@ public struct RobotsOriginReport: Sendable, Hashable, Encodable {
     public var crawlDelay: Double?
     /// `rules`, `allow all (…)`, `unreachable (…)` or `crawl delay over the cap`.
     public var outcome = ""
+    /// With `--cache`: that a kept copy was used, how old, and why (`kept copy 2.5 hours old`).
+    public var cache: String?
     /// Requests its rules allowed, disallowed, and refused whole (unreachable, or a delay over the cap).
     public var allowed = 0
     public var disallowed = 0
@@ -156,7 +162,7 @@ public struct RobotsOriginReport: Sendable, Hashable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case origin, status, bytes, group, outcome, allowed, disallowed, refused
+        case origin, status, bytes, group, outcome, allowed, disallowed, refused, cache
         case robotsURL = "robots_url"
         case crawlDelay = "crawl_delay"
     }

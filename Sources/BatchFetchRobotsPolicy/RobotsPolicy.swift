@@ -38,15 +38,34 @@ public final class RobotsPolicy: OriginPolicy {
     public static let maxRedirects = 5
 
     private let origins = Mutex<[String: OriginRobots]>([:])
+    private let cache: RobotsCache?
 
-    public init(mode: Mode, agent: RobotsAgent, maxCrawlDelay: Double = 30) {
+    /// - Parameter cache: a `--cache` directory to keep robots.txt files in (`DIR/robots/`), and
+    ///   `--cache-mode` (`use`, `refresh` or `only`).
+    public init(
+        mode: Mode, agent: RobotsAgent, maxCrawlDelay: Double = 30, cache: (directory: String, mode: String)? = nil
+    ) {
         self.mode = mode
         self.agent = agent
         self.maxCrawlDelay = maxCrawlDelay
+        self.cache = cache.map { cache in
+            RobotsCache(
+                directory: cache.directory,
+                mode: cache.mode == "only" ? .only : cache.mode == "refresh" ? .refresh : .use)
+        }
     }
 
-    public func preflight(for origin: String) -> Request? {
-        Request(origin + "/robots.txt")
+    public func preflight(for origin: String) -> OriginStep? {
+        if let cache = self.cache {
+            if let entry = cache.answer(for: origin) {
+                return .rules(self.rules(origin, RobotsReading(kept: entry, agent: self.agent), kept: entry))
+            }
+            if cache.mode == .only {
+                let reading = RobotsReading.unreachable(status: nil, reason: "not in the cache (--cache-mode only)")
+                return .rules(self.rules(origin, reading, kept: nil))
+            }
+        }
+        return .send(Request(origin + "/robots.txt"))
     }
 
     public func answered(_ origin: String, hop: Int, request: Request, outcome: Result<Response, FetchError>)
@@ -57,10 +76,37 @@ public final class RobotsPolicy: OriginPolicy {
                 return .send(Request(next))
             }
         }
-        let robots = OriginRobots(
-            origin: origin, reading: RobotsReading(outcome, hops: hop, agent: self.agent), policy: self)
+        let reading = RobotsReading(outcome, hops: hop, agent: self.agent)
+        guard let cache = self.cache else {
+            return .rules(self.rules(origin, reading, kept: nil))
+        }
+        switch (reading, outcome) {
+        case (.unreachable(_, let reason), _):
+            if let entry = cache.fallback(for: origin) {
+                let kept = RobotsReading(kept: entry, agent: self.agent)
+                return .rules(self.rules(origin, kept, kept: entry, unreachable: reason))
+            }
+        case (_, .success(let response)) where response.status < 300 || (400..<500).contains(response.status):
+            cache.store(origin, status: response.status, body: response.status < 300 ? response.body : Data())
+        default:
+            break
+        }
+        return .rules(self.rules(origin, reading, kept: nil))
+    }
+
+    /// `origin`'s rules from `reading`, registered for records and the report.
+    private func rules(_ origin: String, _ reading: RobotsReading, kept: RobotsCache.Entry?, unreachable: String? = nil)
+        -> OriginRobots
+    {
+        var note: String? = nil
+        if let kept {
+            let hours = max(0, Date().timeIntervalSince1970 - kept.fetchedAt) / 3600
+            let age = hours < 48 ? String(format: "%.1f hours", hours) : String(format: "%.1f days", hours / 24)
+            note = unreachable.map { "kept copy \(age) old used: unreachable (\($0))" } ?? "kept copy \(age) old"
+        }
+        let robots = OriginRobots(origin: origin, reading: reading, policy: self, cacheNote: note)
         self.origins.withLock { $0[origin] = robots }
-        return .rules(robots)
+        return robots
     }
 
     /// What `url`'s record says of robots.txt; `nil` when its origin's was never read (the URL never
@@ -96,6 +142,16 @@ enum RobotsReading: Sendable {
     case allowAll(status: Int?, reason: String)
     /// 5xx, 429, or no answer: nothing allowed.
     case unreachable(status: Int?, reason: String)
+
+    /// A file kept from an earlier run (``RobotsCache``): its rules, or everything allowed.
+    init(kept entry: RobotsCache.Entry, agent: RobotsAgent) {
+        if entry.status < 300 {
+            let robots = RobotsTxt(entry.body)
+            self = .rules(robots.matcher(for: agent), status: entry.status, bytes: entry.body.count)
+        } else {
+            self = .allowAll(status: entry.status, reason: "HTTP status \(entry.status)")
+        }
+    }
 
     init(_ outcome: Result<Response, FetchError>, hops: Int, agent: RobotsAgent) {
         switch outcome {

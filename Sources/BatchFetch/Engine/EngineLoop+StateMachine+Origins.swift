@@ -5,8 +5,17 @@ extension EngineLoop.StateMachine {
     /// (their preflight queued first when it is the origin's first request), or refused by them and
     /// finished unsent.
     mutating func gateStops(_ transfer: Transfer, now: UInt64) -> Bool {
-        guard !transfer.passedGate, transfer.preflight == nil, let verdict = self.gate?.admit(transfer) else {
+        guard !transfer.passedGate, transfer.preflight == nil, var verdict = self.gate?.admit(transfer) else {
             return false
+        }
+        if case .ruled(let interval) = verdict {
+            if let interval {
+                self.hostBudgets?.space(transfer.hostKey, by: interval, now: now)
+            }
+            guard let ruled = self.gate?.admit(transfer) else {
+                return false
+            }
+            verdict = ruled
         }
         switch verdict {
         case .go:
@@ -22,6 +31,9 @@ extension EngineLoop.StateMachine {
             // Nothing was sent: no attempt, and no attempt in the log either.
             self.finish(transfer, .failure(error), now: now)
             return true
+        case .ruled:
+            // Asked again once the rules are in place: not reached.
+            return false
         }
     }
 

@@ -13,6 +13,9 @@ struct OriginGate {
         case heldFor(Transfer)
         /// It ends unsent with this error.
         case refused(FetchError)
+        /// The origin's rules became known without a preflight (the policy kept them): space the
+        /// host's starts by this, then ask again.
+        case ruled(interval: Duration?)
     }
 
     enum State {
@@ -49,12 +52,17 @@ struct OriginGate {
             self.origins[origin] = .reading(held: held)
             return .held
         case nil:
-            guard let request = self.policy.preflight(for: origin) else {
+            switch self.policy.preflight(for: origin) {
+            case nil:
                 self.origins[origin] = .ready(OpenRules())
                 return .go
+            case .rules(let rules):
+                self.origins[origin] = .ready(rules)
+                return .ruled(interval: rules.startInterval)
+            case .send(let request):
+                self.origins[origin] = .reading(held: [transfer])
+                return .heldFor(self.preflight(request, origin: origin, hop: 0, submittedAt: transfer.submittedAt))
             }
-            self.origins[origin] = .reading(held: [transfer])
-            return .heldFor(self.preflight(request, origin: origin, hop: 0, submittedAt: transfer.submittedAt))
         }
     }
 

@@ -145,7 +145,7 @@ struct CrawlCommand: AsyncParsableCommand {
         self.transport.apply(to: &configuration)
         self.transport.warnAboutWeakenedTransport()
         configuration.cache = self.cache.configuration()
-        self.robots.apply(self.robots.policy(), to: &configuration, userAgentGiven: false)
+        self.robots.apply(self.robots.policy(cache: self.cache), to: &configuration, userAgentGiven: false)
         return configuration
     }
 

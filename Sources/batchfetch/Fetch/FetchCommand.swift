@@ -203,7 +203,7 @@ struct FetchCommand: AsyncParsableCommand {
         let (source, split) = try self.openInput(keeping: kept.indices)
         try self.places.check()
         let files = try self.fileStore()
-        let robots = self.robots.policy()
+        let robots = self.robots.policy(cache: self.cache)
         let configuration = try self.configuration(files: files, shards: split?.count ?? 1, robots: robots)
         // A resumed run writes beside FILE and replaces it at the end: FILE stays whole meanwhile.
         let replacing = !kept.lines.isEmpty

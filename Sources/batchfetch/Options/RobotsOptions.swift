@@ -31,12 +31,14 @@ struct RobotsOptions: ParsableArguments {
         }
     }
 
-    /// The policy these flags ask for; `nil` without `--robots`.
-    func policy() -> RobotsPolicy? {
+    /// The policy these flags ask for, keeping robots.txt in `cache`'s directory when given;
+    /// `nil` without `--robots`.
+    func policy(cache: CacheOptions) -> RobotsPolicy? {
         guard let mode = self.robots, let agent = RobotsAgent(self.robotsAgent) else {
             return nil
         }
-        return RobotsPolicy(mode: mode, agent: agent, maxCrawlDelay: self.maxCrawlDelay)
+        let kept = cache.cache.map { (directory: $0, mode: cache.cacheMode.rawValue) }
+        return RobotsPolicy(mode: mode, agent: agent, maxCrawlDelay: self.maxCrawlDelay, cache: kept)
     }
 
     /// Puts `policy` into `configuration`, and the product token into its default User-Agent when
@@ -63,6 +65,9 @@ struct RobotsOptions: ParsableArguments {
             }
             if let delay = origin.crawlDelay {
                 text += ", crawl-delay \(delay) s"
+            }
+            if let cache = origin.cache {
+                text += ", \(cache)"
             }
             text += "; \(origin.allowed) allowed, \(origin.disallowed) disallowed"
             if origin.refused > 0 {

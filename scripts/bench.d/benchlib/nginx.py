@@ -46,6 +46,7 @@ http {{
         location = /api/json/v1/1/search.php {{ try_files /search/$arg_s.json =404; }}
         location = /pages/page.php {{ try_files /page/$arg_p.html =404; }}
         location ^~ /images/media/drink/ {{ }}
+        location = /robots.txt {{ default_type text/plain; }}
         location = /post {{
             access_log {dir}/w7.log w7;
             client_max_body_size 1m;
@@ -74,6 +75,19 @@ W3_SERVER = """
 
 # The probes go straight to 127.0.0.1, whatever http_proxy says.
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+ROBOTS_TXT = """User-agent: *
+Disallow: /admin/
+Disallow: /private/
+Disallow: /*.php$
+Allow: /api/json/v1/1/
+Disallow: /pages/draft
+Disallow: /images/media/drink/*.png
+
+User-agent: otherbot
+Disallow: /
+"""
 
 
 def free_port():
@@ -115,6 +129,10 @@ class Nginx:
             bench.w3_base = f"http://127.0.0.1:{w3_port}"
             w3_server = W3_SERVER.format(port=w3_port, work=work)
         (folder / "tmp").mkdir(parents=True, exist_ok=True)
+        # For `--ab-args "--robots obey"`: rules that allow every URL of the workloads, so that the
+        # cost of reading and matching them is what a run measures.
+        (work / "www").mkdir(parents=True, exist_ok=True)
+        (work / "www" / "robots.txt").write_text(ROBOTS_TXT)
         (folder / "nginx.conf").write_text(CONFIG.format(dir=folder, work=work, port=port, w3_server=w3_server))
         self.process = subprocess.Popen([bench.nginx, "-e", f"{folder}/error.log", "-p", str(folder),
                                          "-c", f"{folder}/nginx.conf"], stdin=subprocess.DEVNULL)

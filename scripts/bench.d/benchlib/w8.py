@@ -8,6 +8,8 @@ URLs for each fast host and 400 for each slow one (14,400; --quick: a tenth), so
 the ideal run, every host at its limit from the start, takes 8 s. Each round runs:
 
 - `fetch --host-rate` with every host's limit as its rule;
+- the same with `--robots obey` (each host serves a robots.txt that allows everything; issue 52
+  asks it within 1.05× of the run without);
 - `fetch --adaptive` with no limits given;
 - `fetch --rate R` for the global rates in GLOBAL_RATES (one budget for all hosts);
 - `fetch` with no limits (stopped after a minute: its hosts' pauses run for minutes).
@@ -56,6 +58,10 @@ ZONE = "    limit_req_zone $server_port zone=h{n}:1m rate={rate}r/s;"
 SERVER = """    server {{
         listen 127.0.0.1:{port} backlog=4096;
         access_log {dir}/w8.log w8;
+        location = /robots.txt {{
+            root {dir};
+            default_type text/plain;
+        }}
         location / {{
             limit_req zone=h{n} burst={burst} nodelay;
             limit_req_status 429;
@@ -89,8 +95,10 @@ def _start(bench, folder, hosts):
     """nginx for `hosts`, (port, rate) pairs; None when it does not answer."""
     (folder / "tmp").mkdir(parents=True, exist_ok=True)
     (folder / "w8.json").write_text('{"ok":true}\n')
+    (folder / "robots.txt").write_text("User-agent: *\nDisallow: /private/\n")
     os.chmod(folder, 0o755)
     os.chmod(folder / "w8.json", 0o644)
+    os.chmod(folder / "robots.txt", 0o644)
     zones = "\n".join(ZONE.format(n=n, rate=rate) for n, (_, rate) in enumerate(hosts))
     servers = "\n".join(SERVER.format(port=port, dir=folder, n=n, burst=_burst(rate))
                         for n, (port, rate) in enumerate(hosts))
@@ -157,6 +165,7 @@ def run(bench):
     urls.write_text("".join(f"http://127.0.0.1:{port}/w8?n={n}\n" for port, _ in hosts for n in range(counts[port])))
     rules = ",".join(f"127.0.0.1:{port}={rate}/s" for port, rate in hosts)
     modes = [("fetch --host-rate (the limits)", ["--host-rate", rules], s.run_limit),
+             ("fetch --host-rate --robots obey", ["--host-rate", rules, "--robots", "obey"], s.run_limit),
              ("fetch --adaptive", ["--adaptive"], s.run_limit)]
     modes += [(f"fetch --rate {rate}", ["--rate", str(rate)], s.run_limit) for rate in GLOBAL_RATES]
     # Without limits each 429 pauses its host for a growing backoff, for minutes: a minute says enough.
