@@ -36,18 +36,46 @@ struct EngineHostShareTests {
         #expect(liveDone == 200)
     }
 
-    /// One host alone, or the only one with work left, gets every slot.
+    /// One host alone, or the only one with work left once it has answered, gets every slot.
     @Test func aHostAloneTakesEverySlot() {
+        var alone = EngineStateMachineHarness { $0.maxInFlight = 64 }
+        alone.receive((0..<200).map { "\(Self.dead)\($0)" }, to: ResultSink())
+        #expect(alone.admit().started.count == 64)
+
         var harness = EngineStateMachineHarness { $0.maxInFlight = 64 }
         let sink = ResultSink()
-        harness.receive((0..<10).map { "\(Self.live)\($0)" } + (0..<200).map { "\(Self.dead)\($0)" }, to: sink)
+        let other = "http://other.test/"
+        harness.receive((0..<10).map { "\(Self.live)\($0)" } + (0..<200).map { "\(other)\($0)" }, to: sink)
         let started = harness.admit().started
-        #expect(started.count == 64)
+        // other.test has not answered yet: half the slots while another host is in play.
+        #expect(Self.count(started, Self.live) == 10 && Self.count(started, other) == 32)
+        let first = started.first { $0.request.url.hasPrefix(other) }
+        if let first {
+            harness.respond(first)
+        }
+        // It answered and is the only host with work waiting: it fills every free slot.
+        #expect(Self.count(harness.admit().started, other) == 23)
         for transfer in started where transfer.request.url.hasPrefix(Self.live) {
             harness.respond(transfer)
         }
-        // live.test has nothing left: dead.test may fill the slots live.test freed.
-        #expect(Self.count(harness.admit().started, Self.dead) == 10)
+        #expect(Self.count(harness.admit().started, other) == 10)
+    }
+
+    /// A host that never answers holds at most half the slots while the others have nothing
+    /// waiting for a moment (a list read in bursts): their next work starts at once instead of
+    /// waiting out its connects.
+    @Test func aHostThatHasNotAnsweredLeavesRoomForWorkReadLater() {
+        var harness = EngineStateMachineHarness { $0.maxInFlight = 64 }
+        let sink = ResultSink()
+        harness.receive((0..<4).map { "\(Self.live)\($0)" } + (0..<200).map { "\(Self.dead)\($0)" }, to: sink)
+        let started = harness.admit().started
+        #expect(Self.count(started, Self.dead) == 32)
+        for transfer in started where transfer.request.url.hasPrefix(Self.live) {
+            harness.respond(transfer)
+        }
+        #expect(harness.admit().started.isEmpty, "live.test is idle: dead.test still takes no more")
+        harness.receive((4..<30).map { "\(Self.live)\($0)" }, to: sink)
+        #expect(Self.count(harness.admit().started, Self.live) == 26)
     }
 
     /// A retry whose backoff ended goes before its host's requests not yet sent, also when the

@@ -171,6 +171,13 @@ struct HostBudgets {
         if self.sharingRunning >= self.slots {
             return true
         }
+        if !host.hasAnswered && self.hosts.count > 1 && host.running >= self.share(among: max(2, self.activeHosts)) {
+            // Not answered yet (dead, or its connects slow) beside other hosts: its share, at most
+            // half the slots, even while the others have nothing waiting this moment; else it takes
+            // every free slot and their next work waits out its connect timeouts. Its first answer
+            // lifts this; a host alone in the run gets every slot.
+            return true
+        }
         guard self.hostsWithWork > (host.hasWork ? 1 : 0) else {
             return false
         }
