@@ -109,6 +109,21 @@ struct FetchRobotsTests {
         }
     }
 
+    @Test func aRobotsTxtThatTimesOutMakesItsOriginUnreachable() async throws {
+        try await TestHTTPServer.with { server in
+            var reply = RobotsReply(text: "User-agent: *\nAllow: /\n")
+            reply.delayMilliseconds = 5000
+            server.robots.withLock { $0 = reply }
+            let output = try await Self.fetch(
+                ["--robots", "obey", "--max-time", "1", "--retries", "0", "--body", "none", server.baseURL + "/ok?i=1"])
+            #expect(output.status == 1, "\(output.summary)")
+            let error = try output.records().first.flatMap(Self.error)
+            #expect(error?["kind"] as? String == "robotsUnreachable")
+            #expect((error?["message"] as? String)?.contains("timeout") == true, "\(String(describing: error))")
+            #expect(server.snapshot.arrivals["/ok"] == nil)
+        }
+    }
+
     @Test func aThrottledRobotsTxtIsAskedAgainAfterRetryAfter() async throws {
         try await TestHTTPServer.with { server in
             var reply = RobotsReply(text: "User-agent: *\nDisallow: /status/\n")

@@ -18,6 +18,15 @@ struct EngineOriginGateTests {
         }
     }
 
+    /// One origin per scheme, host and port: http and https of one host are two, a host's spellings one.
+    @Test func originsAreSchemeHostAndPortInNormalForm() {
+        #expect(Origin.of("http://h.test/a") == "http://h.test")
+        #expect(Origin.of("https://h.test/a") == "https://h.test")
+        #expect(Origin.of("HTTPS://H.test:443/a?b") == "https://h.test")
+        #expect(Origin.of("http://h.test:443/") == "http://h.test:443")
+        #expect(Origin.of("http://user:pw@Bücher.test./x") == "http://xn--bcher-kva.test")
+    }
+
     @Test func anOriginsRequestsWaitForItsRobotsTxtWhileOthersGoOn() throws {
         var harness = Self.harness()
         let sink = ResultSink()
