@@ -67,7 +67,7 @@ final class OriginRobots: OriginRules {
             self.allowed.add(1, ordering: .relaxed)
             return nil
         }
-        let verdict = matcher.verdict(forURL: request.url)
+        let verdict = Self.verdict(of: matcher, forURL: request.url)
         if verdict.allowed {
             self.allowed.add(1, ordering: .relaxed)
             return nil
@@ -117,6 +117,32 @@ final class OriginRobots: OriginRules {
         report.disallowed = self.disallowed.load(ordering: .relaxed)
         report.refused = self.refused.load(ordering: .relaxed)
         return report
+    }
+
+    /// `matcher`'s verdict for `url`, read in place: the path and query of an absolute http(s) URL
+    /// (from the first `/` or `?` after its authority to a `#`) go to the matcher as a slice of the
+    /// URL's bytes, where ``RobotsTxt/pathAndQuery(ofURL:)`` builds two copies. Anything else goes
+    /// that way.
+    static func verdict(of matcher: RobotsMatcher, forURL url: String) -> RobotsVerdict {
+        let bytes = url.utf8
+        var index = bytes.startIndex
+        var slashes = 0
+        while index != bytes.endIndex && slashes < 2 {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "/") {
+                slashes += 1
+            } else if slashes > 0 || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                return matcher.verdict(forURL: url)
+            }
+            index = bytes.index(after: index)
+        }
+        guard slashes == 2, let start = bytes[index...].firstIndex(where: { $0 == 0x2F || $0 == 0x3F || $0 == 0x3B }),
+            bytes[start] == UInt8(ascii: "/")
+        else {
+            return matcher.verdict(forURL: url)
+        }
+        let end = bytes[start...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        return matcher.verdict(forPath: bytes[start..<end])
     }
 
     /// `value` seconds as a short decimal: `2`, `0.5`.

@@ -1,10 +1,10 @@
 import BatchFetchRobots
-import BatchFetchRobotsPolicy
 import Foundation
 import TestSupport
 import Testing
 
 @testable import BatchFetch
+@testable import BatchFetchRobotsPolicy
 
 /// An origin policy (robots.txt) in the engine's state machine, on its fake clock (issue 52): an
 /// origin's requests wait for its preflight, other origins go on, and what the rules refuse ends
@@ -25,6 +25,21 @@ struct EngineOriginGateTests {
         #expect(Origin.of("HTTPS://H.test:443/a?b") == "https://h.test")
         #expect(Origin.of("http://h.test:443/") == "http://h.test:443")
         #expect(Origin.of("http://user:pw@Bücher.test./x") == "http://xn--bcher-kva.test")
+    }
+
+    /// The in-place reading of a URL's path and query gives the verdict the matcher's own does.
+    @Test func theVerdictReadInPlaceIsTheMatchersOwn() throws {
+        let robots = RobotsTxt(
+            "User-agent: *\nDisallow: /a\nAllow: /a/b?\nDisallow: /*.php$\nDisallow: /%7Eme\nDisallow: /q;x\n")
+        let matcher = robots.matcher(for: try #require(RobotsAgent("batchfetch")))
+        let urls = [
+            "http://h/a", "http://h/a/b?c", "https://h:8080/x.php", "http://h/x.php?y", "http://h/~me/", "http://h",
+            "http://h?a", "http://h/a#frag", "http://u:p@h/a", "http://h;q;x/a", "HTTP://H/a", "http:/a", "h/a",
+            "http://h/q;x", "http://h/%7eme", "http://h/a?#", "",
+        ]
+        for url in urls {
+            #expect(OriginRobots.verdict(of: matcher, forURL: url) == matcher.verdict(forURL: url), "\(url)")
+        }
     }
 
     @Test func anOriginsRequestsWaitForItsRobotsTxtWhileOthersGoOn() throws {

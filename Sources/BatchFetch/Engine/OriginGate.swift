@@ -39,11 +39,22 @@ struct OriginGate {
         transfer.preflight != nil
     }
 
+    /// The last origin whose rules decided a request, by its host key and scheme: a list's
+    /// requests mostly come in runs of one origin, which then cost no origin string or look-up.
+    /// Rules, once ready, never change.
+    private var last: (host: Substring, scheme: Substring, rules: any OriginRules)?
+
     /// What to do with `transfer` (not a preflight) now.
     mutating func admit(_ transfer: Transfer) -> Verdict {
+        if let last = self.last, last.host == transfer.hostKey, transfer.request.url.hasPrefix(last.scheme) {
+            return last.rules.refusal(of: transfer.request).map { .refused($0) } ?? .go
+        }
         let origin = Self.origin(of: transfer)
         switch self.origins[origin] {
         case .ready(let rules):
+            if let end = origin.range(of: "://")?.upperBound {
+                self.last = (transfer.hostKey, Substring(origin[..<end]), rules)
+            }
             return rules.refusal(of: transfer.request).map { .refused($0) } ?? .go
         case .reading(var held):
             // Out of the dictionary while it grows, so the array is not copied.
