@@ -52,7 +52,10 @@ extension EngineLoop.StateMachine {
             // The server throttled this host: no request to it before the pause ends, not only
             // this one; without a Retry-After, until this request's backoff ends, so that its
             // neighbours do not go on drawing 429s meanwhile.
-            if case .retry(let delay) = decision {
+            // With --adaptive the host's rate is cut instead: a pause at each 429 a probe past the
+            // limit draws (a second or more, doubling) cost W8 3× its ideal time.
+            let adapts = self.hostBudgets?.limits.adaptive == true
+            if case .retry(let delay) = decision, !adapts {
                 pause = retryAfter ?? delay
             } else {
                 pause = retryAfter
