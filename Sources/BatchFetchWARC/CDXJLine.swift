@@ -54,7 +54,8 @@ public struct CDXJLine: Sendable, Hashable {
         self.init(
             url: url,
             date: record.date,
-            mime: mime?.isEmpty == false ? mime : nil,
+            // pywb and cdxj-indexer mark a revisit by its mime type, which replay then resolves.
+            mime: record.kind == .revisit ? "warc/revisit" : mime?.isEmpty == false ? mime : nil,
             status: block?.status,
             digest: record.field("WARC-Payload-Digest"),
             placement: placement,

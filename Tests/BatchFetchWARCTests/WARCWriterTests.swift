@@ -144,6 +144,50 @@ struct WARCWriterTests {
         }
     }
 
+    @Test func revisitsCarryTheirProfileAndIndexAsPywbIndexesThem() throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("revisits.warc.gz").path
+        let first = try Self.records(digest: .sha1)[3]
+        let head = Array("Content-Type: text/html\r\nContent-Length: 9\r\n".utf8)
+        let same = try WARCRecord.revisit(
+            targetURI: "https://www.example.com/Page/",
+            date: WARCDate(seconds: 1_795_946_500),
+            statusLine: Array("HTTP/1.1 404 Not Found".utf8),
+            headerBytes: head,
+            profile: .identicalPayloadDigest(
+                payloadDigest: first.payloadDigest ?? "",
+                refersTo: first.id,
+                refersToTargetURI: "https://www.example.com/Page/",
+                refersToDate: first.date
+            )
+        )
+        let notModified = try WARCRecord.revisit(
+            targetURI: "https://www.example.com/Page/",
+            date: WARCDate(seconds: 1_795_946_600),
+            statusLine: Array("HTTP/1.1 304 Not Modified".utf8),
+            headerBytes: Array("ETag: \"x\"\r\n".utf8),
+            profile: .serverNotModified(refersTo: first.id, refersToTargetURI: nil, refersToDate: first.date)
+        )
+        let records = [first, same, notModified]
+        let placements = try Self.write(records, to: path)
+        guard let report = try OutsideReader.report(path) else {
+            return
+        }
+        #expect(report.check.status == 0, "\(report.check.output)")
+        #expect(report.iterator_error == nil)
+        #expect(report.records.map(\.type) == ["response", "revisit", "revisit"])
+        for (parsed, record) in zip(report.records, records) {
+            #expect(parsed.headers == record.fields.map { [$0.name, $0.value] })
+        }
+        #expect(same.field("WARC-Payload-Digest") == first.payloadDigest)
+        #expect(report.records.map(\.http_status) == ["404", "404", "304"])
+        let ours = zip(records, placements).compactMap {
+            CDXJLine(record: $0, placement: $1, filename: "revisits.warc.gz")?.text
+        }
+        #expect(report.cdxj == ours)
+    }
+
     @Test func anExistingFileIsNeverOverwritten() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
