@@ -22,8 +22,9 @@ public struct HTTPBlock: Sendable, Equatable {
     /// - Parameters:
     ///   - statusLine: the status line as received, with or without its line break (a CRLF is added
     ///     when it has none).
-    ///   - headerBytes: the header field lines as received, each with its line break, without the
-    ///     blank line that ends them (added here); a last line without a break gets a CRLF.
+    ///   - headerBytes: the header field lines as received, each with its line break; a last line
+    ///     without a break gets a CRLF. The blank line that ends them is added here (one given is
+    ///     dropped).
     ///   - body: the body as stored: its content coding kept, its transfer coding removed.
     public static func response(statusLine: [UInt8], headerBytes: [UInt8], body: [UInt8]) -> HTTPBlock {
         HTTPBlock(startLine: statusLine, headerBytes: headerBytes, body: body)
@@ -67,11 +68,16 @@ public struct HTTPBlock: Sendable, Equatable {
         while !rest.isEmpty {
             let end = rest.firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? rest.endIndex
             let line = rest[..<end]
+            rest = rest[end...]
+            // A blank line would end the head early; libcurl hands the head's last one over as a
+            // header line of its own, so a caller may pass it along.
+            if line.allSatisfy({ $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") }) {
+                continue
+            }
             if Self.isTransferEncoding(line) {
                 bytes += Self.renamedFieldPrefix.utf8
             }
             Self.appendLine(line, to: &bytes)
-            rest = rest[end...]
         }
         bytes += "\r\n".utf8
         self.payloadStart = bytes.count

@@ -74,7 +74,7 @@ public final class WARCWriter {
 
     deinit {
         if self.descriptor >= 0 {
-            Glibc.close(self.descriptor)
+            closeDescriptor(self.descriptor)
         }
     }
 
@@ -114,10 +114,10 @@ public final class WARCWriter {
         self.descriptor = -1
         if fsync(descriptor) != 0 {
             let error = errno
-            Glibc.close(descriptor)
+            closeDescriptor(descriptor)
             throw WARCError.io("sync", self.openPath, errno: error)
         }
-        if Glibc.close(descriptor) != 0 {
+        if closeDescriptor(descriptor) != 0 {
             throw WARCError.io("close", self.openPath, errno: errno)
         }
         // link, then unlink: unlike rename, link fails rather than replace a file made meanwhile.
@@ -131,7 +131,7 @@ public final class WARCWriter {
         for piece in pieces {
             var rest = piece
             while !rest.isEmpty {
-                let count = rest.withUnsafeBytes { Glibc.write(self.descriptor, $0.baseAddress, $0.count) }
+                let count = rest.withUnsafeBytes { writeDescriptor(self.descriptor, $0.baseAddress, $0.count) }
                 if count < 0 {
                     let error = errno
                     if error == EINTR {
@@ -150,3 +150,14 @@ public final class WARCWriter {
 
 @available(*, unavailable)
 extension WARCWriter: Sendable {}
+
+// close(2) and write(2) under names of their own: inside the class, `close` and `write` are its
+// methods.
+@discardableResult
+private func closeDescriptor(_ descriptor: Int32) -> Int32 {
+    close(descriptor)
+}
+
+private func writeDescriptor(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}

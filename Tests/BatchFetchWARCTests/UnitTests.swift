@@ -57,6 +57,9 @@ struct HTTPBlockTests {
         let block = HTTPBlock.request(method: "POST", target: "/a?b", headerBytes: Array("Host: h\r\n".utf8), body: [9])
         #expect(block.bytes == Array("POST /a?b HTTP/1.1\r\nHost: h\r\n\r\n".utf8) + [9])
         #expect(HTTPBlock(parsing: block.bytes) == block)
+        let ended = HTTPBlock.request(
+            method: "POST", target: "/a?b", headerBytes: Array("Host: h\r\n\r\n".utf8), body: [9])
+        #expect(ended == block)
     }
 }
 
