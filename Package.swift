@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "BatchFetchMerge", targets: ["BatchFetchMerge"]),
         .library(name: "BatchFetchRobots", targets: ["BatchFetchRobots"]),
         .library(name: "BatchFetchRobotsPolicy", targets: ["BatchFetchRobotsPolicy"]),
+        .library(name: "BatchFetchWARC", targets: ["BatchFetchWARC"]),
         .library(name: "CocktailDB", targets: ["CocktailDB"]),
         .library(name: "CocktailReplica", targets: ["CocktailReplica"]),
         .executable(name: "batchfetch", targets: ["batchfetch"]),
@@ -124,6 +125,12 @@ let package = Package(
         .target(
             name: "BatchFetchRobotsPolicy",
             dependencies: ["BatchFetch", "BatchFetchRobots"]
+        ),
+        // WARC 1.1 records, files (a gzip member per record) and CDXJ lines, no engine: issue 53's
+        // `--warc` writes through it.
+        .target(
+            name: "BatchFetchWARC",
+            dependencies: ["CCrypto", "CZlib"]
         ),
         // Answers many (robots.txt, agent, URL) queries in one process, for scripts/robots-diff and
         // the robots micro-benchmark (JSON lines in, JSON lines out).
@@ -224,6 +231,10 @@ let package = Package(
             name: "BatchFetchRobotsTests",
             dependencies: ["BatchFetchRobots"],
             resources: [.copy("Resources")]
+        ),
+        .testTarget(
+            name: "BatchFetchWARCTests",
+            dependencies: ["BatchFetchWARC"]
         ),
         .testTarget(
             name: "CocktailDBTests",

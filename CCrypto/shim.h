@@ -1,4 +1,5 @@
-// CCrypto: SHA-256 from OpenSSL's libcrypto, the library libcurl (OpenSSL flavour) already loads.
+// CCrypto: SHA-256 and SHA-1 from OpenSSL's libcrypto, the library libcurl (OpenSSL flavour) already
+// loads. SHA-1 only for WARC digests (BatchFetchWARC), whose readers and dedup tools expect it.
 //
 // Why this shim exists: saved bodies are named and checked by their SHA-256, at download speed;
 // libcrypto's implementation uses the CPU's SHA extensions where they exist (several GB/s), which
@@ -25,6 +26,13 @@
 static inline int ccrypto_sha256(const void *data, size_t count, unsigned char *digest) {
     unsigned int length = 0;
     return EVP_Digest(data, count, digest, &length, EVP_sha256(), NULL) == 1 && length == 32;
+}
+
+/// Writes the SHA-1 of `count` bytes at `data` into `digest` (20 bytes). Returns 1, or 0 when
+/// libcrypto failed (out of memory).
+static inline int ccrypto_sha1(const void *data, size_t count, unsigned char *digest) {
+    unsigned int length = 0;
+    return EVP_Digest(data, count, digest, &length, EVP_sha1(), NULL) == 1 && length == 20;
 }
 
 /// The state of a SHA-256 in progress, owned by the caller.

@@ -1,0 +1,113 @@
+/// One line of a CDXJ index (pywb's format): the SURT key, the 14-digit timestamp, and a JSON
+/// object saying where the capture is, e.g.
+///
+///     com,example)/a?b=1 20261129100000 {"url": "http://www.example.com/a?b=1", "mime": "text/html", "status": "200", "digest": "sha1:…", "length": "338", "offset": "0", "filename": "crawl.warc.gz"}
+///
+/// The JSON is written as pywb's and cdxj-indexer's Python writes it (`json.dumps`: `", "` and
+/// `": "` between items, every value a string, non-ASCII as `\u` escapes), so an index of ours and
+/// one of theirs sort and compare alike. A value with no I/O.
+public struct CDXJLine: Sendable, Hashable {
+    /// The archived URL (the record's `WARC-Target-URI`).
+    public var url: String
+    /// The capture's date (the record's `WARC-Date`).
+    public var date: WARCDate
+    /// The response's media type without parameters (`text/html`), when it has a `Content-Type`.
+    public var mime: String?
+    /// The response's status code, when its status line has one.
+    public var status: Int?
+    /// The record's `WARC-Payload-Digest`.
+    public var digest: String?
+    /// Where the record is in its file.
+    public var placement: WARCWriter.Placement
+    /// The WARC file's name, as a replay tool finds it (usually without a folder).
+    public var filename: String
+
+    /// A line with the given values.
+    public init(
+        url: String,
+        date: WARCDate,
+        mime: String?,
+        status: Int?,
+        digest: String?,
+        placement: WARCWriter.Placement,
+        filename: String
+    ) {
+        self.url = url
+        self.date = date
+        self.mime = mime
+        self.status = status
+        self.digest = digest
+        self.placement = placement
+        self.filename = filename
+    }
+
+    /// The line for `record`, a response or revisit written at `placement` in `filename`; `nil`
+    /// for other records, which replay tools do not look up.
+    public init?(record: WARCRecord, placement: WARCWriter.Placement, filename: String) {
+        guard record.kind == .response || record.kind == .revisit, let url = record.field("WARC-Target-URI") else {
+            return nil
+        }
+        let block = HTTPBlock(parsing: record.block)
+        let mime = block?.headerValue("Content-Type").map { value in
+            String(value.prefix { $0 != ";" }).trimmingSpaces().lowercased()
+        }
+        self.init(
+            url: url,
+            date: record.date,
+            // pywb and cdxj-indexer mark a revisit by its mime type, which replay then resolves.
+            mime: record.kind == .revisit ? "warc/revisit" : mime?.isEmpty == false ? mime : nil,
+            status: block?.status,
+            digest: record.field("WARC-Payload-Digest"),
+            placement: placement,
+            filename: filename
+        )
+    }
+
+    /// The line, without its line break.
+    public var text: String {
+        var items: [(String, String)] = [("url", self.url)]
+        if let mime = self.mime {
+            items.append(("mime", mime))
+        }
+        if let status = self.status {
+            items.append(("status", String(status)))
+        }
+        if let digest = self.digest {
+            items.append(("digest", digest))
+        }
+        items += [
+            ("length", String(self.placement.length)), ("offset", String(self.placement.offset)),
+            ("filename", self.filename),
+        ]
+        let object = items.map { Self.jsonString($0.0) + ": " + Self.jsonString($0.1) }.joined(separator: ", ")
+        return SURT.key(self.url) + " " + self.date.timestamp14 + " {" + object + "}"
+    }
+
+    /// `value` as Python's `json.dumps` writes a string: ASCII only, UTF-16 `\u` escapes.
+    static func jsonString(_ value: String) -> String {
+        var out = "\""
+        for unit in value.utf16 {
+            switch unit {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            case 0x08: out += "\\b"
+            case 0x0C: out += "\\f"
+            case 0x20..<0x7F: out.unicodeScalars.append(Unicode.Scalar(UInt8(unit)))
+            default:
+                let hex = String(unit, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpaces() -> String {
+        let scalars = self.unicodeScalars.drop { $0 == " " || $0 == "\t" }
+        return String(String.UnicodeScalarView(scalars.reversed().drop { $0 == " " || $0 == "\t" }.reversed()))
+    }
+}

@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// An instant to the microsecond, in UTC: a record's `WARC-Date` and a CDXJ line's timestamp.
+///
+/// WARC 1.1 (§5.4) allows fractions of a second in `WARC-Date`; microseconds keep a request and its
+/// response, which share one date, apart from the next exchange with the same URL.
+public struct WARCDate: Sendable, Hashable, Comparable {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    public let seconds: Int64
+    /// Microseconds past ``seconds``, 0 to 999,999.
+    public let microseconds: Int32
+
+    /// The instant `seconds` and `microseconds` after the Unix epoch; microseconds past a second
+    /// carry into ``seconds``.
+    public init(seconds: Int64, microseconds: Int32 = 0) {
+        let carry = Int64(microseconds).quotientAndRemainder(dividingBy: 1_000_000)
+        let wrap: Int64 = carry.remainder < 0 ? 1 : 0
+        self.seconds = seconds + carry.quotient - wrap
+        self.microseconds = Int32(carry.remainder + wrap * 1_000_000)
+    }
+
+    /// The system clock's present instant.
+    public static func now() -> WARCDate {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return WARCDate(seconds: Int64(time.tv_sec), microseconds: Int32(time.tv_nsec / 1000))
+    }
+
+    /// `2026-11-29T10:00:00.123456Z`: the form of `WARC-Date`.
+    public var warcText: String {
+        let (date, time) = self.fields()
+        return "\(date[0])-\(date[1])-\(date[2])T\(time[0]):\(time[1]):\(time[2])."
+            + Self.pad(Int(self.microseconds), 6) + "Z"
+    }
+
+    /// `20261129100000`: the 14 digits of a CDX or CDXJ timestamp (whole seconds, as pywb reads).
+    public var timestamp14: String {
+        let (date, time) = self.fields()
+        return date.joined() + time.joined()
+    }
+
+    public static func < (lhs: WARCDate, rhs: WARCDate) -> Bool {
+        (lhs.seconds, lhs.microseconds) < (rhs.seconds, rhs.microseconds)
+    }
+
+    private func fields() -> (date: [String], time: [String]) {
+        var clock = time_t(self.seconds)
+        var parts = tm()
+        gmtime_r(&clock, &parts)
+        let date = [
+            Self.pad(Int(parts.tm_year) + 1900, 4), Self.pad(Int(parts.tm_mon) + 1, 2), Self.pad(Int(parts.tm_mday), 2),
+        ]
+        let time = [Self.pad(Int(parts.tm_hour), 2), Self.pad(Int(parts.tm_min), 2), Self.pad(Int(parts.tm_sec), 2)]
+        return (date, time)
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}

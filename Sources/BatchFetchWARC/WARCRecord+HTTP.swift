@@ -1,0 +1,112 @@
+extension WARCRecord {
+    /// What a `request` or `response` record may say beyond its block.
+    public struct ExchangeOptions: Sendable {
+        /// `WARC-Concurrent-To`: on a request, the response's record ID (WARC 1.1 §5.7).
+        public var concurrentTo: String?
+        /// `WARC-IP-Address`: the address the exchange was served from.
+        public var ipAddress: String?
+        /// `WARC-Protocol` fields, one per protocol, e.g. `h2` and `tls/1.3` (a field proposed in
+        /// iipc/warc-specifications, as browsertrix-crawler writes it; readers keep unknown fields).
+        public var protocols: [String]
+        /// `WARC-Truncated`: why the block is shorter than what was sent, when it is.
+        public var truncated: WARCTruncation?
+        /// The hash of both digests.
+        public var digest: WARCDigest
+        /// Further fields, written after the ones above.
+        public var fields: [WARCField]
+
+        /// Options with nothing beyond the digests, SHA-1 unless `digest` says otherwise.
+        public init(
+            concurrentTo: String? = nil,
+            ipAddress: String? = nil,
+            protocols: [String] = [],
+            truncated: WARCTruncation? = nil,
+            digest: WARCDigest = .sha1,
+            fields: [WARCField] = []
+        ) {
+            self.concurrentTo = concurrentTo
+            self.ipAddress = ipAddress
+            self.protocols = protocols
+            self.truncated = truncated
+            self.digest = digest
+            self.fields = fields
+        }
+
+        var warcFields: [WARCField] {
+            var all: [WARCField] = []
+            if let concurrentTo = self.concurrentTo {
+                all.append(WARCField("WARC-Concurrent-To", concurrentTo))
+            }
+            if let ipAddress = self.ipAddress {
+                all.append(WARCField("WARC-IP-Address", ipAddress))
+            }
+            all += self.protocols.map { WARCField("WARC-Protocol", $0) }
+            if let truncated = self.truncated {
+                all.append(WARCField("WARC-Truncated", truncated.rawValue))
+            }
+            return all + self.fields
+        }
+    }
+
+    /// A `response` record for `targetURI`: the status line and header fields as received, the
+    /// body as stored (see ``HTTPBlock``), `WARC-Payload-Digest` of the body.
+    ///
+    /// - Throws: ``WARCError/Kind/invalidField`` when `targetURI` or a field cannot be a WARC field.
+    public static func response(
+        targetURI: String,
+        date: WARCDate,
+        statusLine: [UInt8],
+        headerBytes: [UInt8],
+        body: [UInt8],
+        options: ExchangeOptions = ExchangeOptions()
+    ) throws -> WARCRecord {
+        let block = HTTPBlock.response(statusLine: statusLine, headerBytes: headerBytes, body: body)
+        return try WARCRecord(
+            kind: .response,
+            date: date,
+            targetURI: targetURI,
+            contentType: "application/http;msgtype=response",
+            block: block.bytes,
+            payloadStart: block.payloadStart,
+            digest: options.digest,
+            fields: options.warcFields
+        )
+    }
+
+    /// A `request` record for `targetURI`: `METHOD target HTTP/1.1`, the header field lines as
+    /// sent, and the body sent. Give the response's ID as `options.concurrentTo` to link the two.
+    ///
+    /// - Throws: ``WARCError/Kind/invalidField`` when `targetURI` or a field cannot be a WARC field.
+    public static func request(
+        targetURI: String,
+        date: WARCDate,
+        method: String,
+        target: String,
+        headerBytes: [UInt8],
+        body: [UInt8] = [],
+        options: ExchangeOptions = ExchangeOptions()
+    ) throws -> WARCRecord {
+        let block = HTTPBlock.request(method: method, target: target, headerBytes: headerBytes, body: body)
+        return try WARCRecord(
+            kind: .request,
+            date: date,
+            targetURI: targetURI,
+            contentType: "application/http;msgtype=request",
+            block: block.bytes,
+            digest: options.digest,
+            fields: options.warcFields
+        )
+    }
+}
+
+/// Why a record's block is shorter than what was sent (`WARC-Truncated`, WARC 1.1 §5.13).
+public enum WARCTruncation: String, Sendable, CaseIterable {
+    /// The block reached a size limit.
+    case length
+    /// The transfer ran out of time.
+    case time
+    /// The connection broke off.
+    case disconnect
+    /// Another reason.
+    case unspecified
+}

@@ -1,0 +1,146 @@
+/// One WARC 1.1 record: its type, its header fields in the order they are written, and its block.
+///
+/// A record is a value with no I/O: the builders (``response(targetURI:date:statusLine:headerBytes:body:options:)``,
+/// ``request(targetURI:date:method:target:headerBytes:body:options:)``,
+/// ``warcinfo(date:filename:software:format:fields:digest:)``) or ``init(kind:id:date:targetURI:contentType:block:payloadStart:digest:fields:)``
+/// compute the digests and `Content-Length`, and ``WARCWriter`` writes it. Safe to share between
+/// threads.
+public struct WARCRecord: Sendable {
+    /// The record types this writer makes (WARC 1.1 §6).
+    public enum Kind: String, Sendable, CaseIterable {
+        /// Describes the file and the software that wrote it (§6.2).
+        case warcinfo
+        /// An HTTP request as sent (§6.4).
+        case request
+        /// An HTTP response as received (§6.3).
+        case response
+        /// A response whose payload is not stored again: a `304`, or a payload already archived (§6.7).
+        case revisit
+    }
+
+    /// The record's type (`WARC-Type`).
+    public let kind: Kind
+    /// `WARC-Record-ID`, with its angle brackets: `<urn:uuid:…>`.
+    public let id: String
+    /// `WARC-Date`.
+    public let date: WARCDate
+    /// Every header field, in the order written, from `WARC-Type` to `Content-Length`.
+    public let fields: [WARCField]
+    /// The record's block: `Content-Length` bytes.
+    public let block: [UInt8]
+    /// `WARC-Payload-Digest` when the record has one (a response with a payload).
+    public let payloadDigest: String?
+
+    /// A record of `kind` whose block is `block`.
+    ///
+    /// The fields are written in this order: `WARC-Type`, `WARC-Record-ID`, `WARC-Date`,
+    /// `WARC-Target-URI` when given (bare, never in `<>`: WARC 1.1 §5.2 dropped them, and pywb
+    /// rejects them), then `fields` as given, `Content-Type` when given, `WARC-Payload-Digest` of
+    /// `block[payloadStart...]` when `payloadStart` is given, `WARC-Block-Digest` and
+    /// `Content-Length`.
+    ///
+    /// - Throws: ``WARCError/Kind/invalidField`` when a name or value cannot be a WARC header
+    ///   field (a CR, LF or NUL, for instance a target URI with a line break in it).
+    public init(
+        kind: Kind,
+        id: String = WARCRecord.newID(),
+        date: WARCDate,
+        targetURI: String? = nil,
+        contentType: String? = nil,
+        block: [UInt8],
+        payloadStart: Int? = nil,
+        digest: WARCDigest = .sha1,
+        fields: [WARCField] = []
+    ) throws {
+        var all = [
+            WARCField("WARC-Type", kind.rawValue), WARCField("WARC-Record-ID", id),
+            WARCField("WARC-Date", date.warcText),
+        ]
+        if let targetURI {
+            all.append(WARCField("WARC-Target-URI", targetURI))
+        }
+        all += fields
+        if let contentType {
+            all.append(WARCField("Content-Type", contentType))
+        }
+        var payloadDigest: String?
+        if let payloadStart {
+            let start = min(max(payloadStart, 0), block.count)
+            payloadDigest = digest.label(of: block[start...])
+            all.append(WARCField("WARC-Payload-Digest", payloadDigest ?? ""))
+        }
+        all.append(WARCField("WARC-Block-Digest", digest.label(of: block)))
+        all.append(WARCField("Content-Length", String(block.count)))
+        for field in all where !field.isValid {
+            throw WARCError.invalidField(field.name)
+        }
+        self.kind = kind
+        self.id = id
+        self.date = date
+        self.fields = all
+        self.block = block
+        self.payloadDigest = payloadDigest
+    }
+
+    /// The value of the first field named `name` (compared without regard to case).
+    public func field(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        return self.fields.first { $0.name.lowercased() == wanted }?.value
+    }
+
+    /// The version line and header fields, with the blank line that ends them: what comes before
+    /// the block.
+    public var head: [UInt8] {
+        var bytes = Array("WARC/1.1\r\n".utf8)
+        for field in self.fields {
+            bytes += field.name.utf8
+            bytes += ": ".utf8
+            bytes += field.value.utf8
+            bytes += "\r\n".utf8
+        }
+        bytes += "\r\n".utf8
+        return bytes
+    }
+
+    /// The two line breaks that end every record (WARC 1.1 §4), after the block.
+    public static let trailer: [UInt8] = Array("\r\n\r\n".utf8)
+
+    /// The whole record as written uncompressed: ``head``, ``block``, ``trailer``.
+    public var serialized: [UInt8] { self.head + self.block + Self.trailer }
+
+    /// A new `WARC-Record-ID`: `<urn:uuid:…>` with a random (version 4) UUID in lower case.
+    public static func newID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let hex = bytes.map { byte -> String in
+            let text = String(byte, radix: 16)
+            return byte < 16 ? "0" + text : text
+        }
+        let groups = [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }
+        return "<urn:uuid:" + groups.joined(separator: "-") + ">"
+    }
+}
+
+/// One WARC header field: a name and a value, written `Name: value`.
+public struct WARCField: Sendable, Hashable {
+    /// The field's name, e.g. `WARC-IP-Address`.
+    public let name: String
+    /// The field's value, written as UTF-8 (WARC 1.1 §4 allows UTF-8 in values).
+    public let value: String
+
+    /// The field `name: value`.
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// Whether the grammar of WARC 1.1 §4 can carry the field: a name of visible ASCII with no
+    /// colon, a value without CR, LF or NUL (so no field can smuggle another in).
+    var isValid: Bool {
+        !self.name.isEmpty
+            && self.name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }
+            && self.value.utf8.allSatisfy { $0 != 0x0D && $0 != 0x0A && $0 != 0 }
+    }
+}

@@ -1,0 +1,163 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Writes WARC records to one file: `NAME.warc.gz` with each record a gzip member of its own
+/// (WARC 1.1 annex D), or `NAME.warc` uncompressed.
+///
+/// The file is written as `NAME.warc.gz.open` and renamed to its name by ``close()``, so a name
+/// without `.open` always holds a finished file; after a crash, every whole record of the `.open`
+/// file is readable and only the last, partial one is lost. An existing file of either name is
+/// never overwritten.
+///
+/// Threading: not thread-safe; one thread (part 2: the record writer's) writes and closes it.
+/// Close it before dropping it: a writer dropped open leaves its `.open` file, as a crash would.
+public final class WARCWriter {
+    /// How records go into the file.
+    public enum Compression: Sendable, Equatable {
+        /// A gzip member per record, at a zlib level (0-9; zlib's default, 6, when `nil`).
+        case gzip(level: Int32?)
+        /// Records one after another, uncompressed.
+        case none
+
+        /// Gzip for a name ending `.gz`, none otherwise.
+        public static func forPath(_ path: String) -> Compression {
+            path.hasSuffix(".gz") ? .gzip(level: nil) : .none
+        }
+    }
+
+    /// Where a record went: what a CDXJ line and a JSON record's `warc` field name.
+    public struct Placement: Sendable, Hashable {
+        /// The byte offset of the record (its gzip member, when compressed) in the file.
+        public let offset: Int64
+        /// Its length in the file: the gzip member's, when compressed.
+        public let length: Int64
+    }
+
+    /// The name the file has once closed.
+    public let path: String
+    /// The name the file has while open: ``path`` and `.open`.
+    public let openPath: String
+    /// How records are written.
+    public let compression: Compression
+    /// Bytes written so far: the offset of the next record.
+    public private(set) var size: Int64 = 0
+
+    private var descriptor: Int32
+    private let gzip: GzipMember?
+
+    /// Creates `path` + `.open` for writing.
+    ///
+    /// - Parameter compression: gzip or none; from the name (``Compression/forPath(_:)``) when `nil`.
+    /// - Throws: ``WARCError/Kind/io`` when the file exists (under either name) or cannot be
+    ///   created; ``WARCError/Kind/compression`` when zlib cannot start.
+    public init(path: String, compression: Compression? = nil) throws(WARCError) {
+        self.path = path
+        self.openPath = path + ".open"
+        self.compression = compression ?? .forPath(path)
+        if case .gzip(let level) = self.compression {
+            self.gzip = try GzipMember(level: level)
+        } else {
+            self.gzip = nil
+        }
+        guard access(path, F_OK) != 0 else {
+            throw WARCError.io("create", path, errno: EEXIST)
+        }
+        let descriptor = open(self.openPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw WARCError.io("create", self.openPath, errno: errno)
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        if self.descriptor >= 0 {
+            closeDescriptor(self.descriptor)
+        }
+    }
+
+    /// Appends `record` and says where it went.
+    ///
+    /// A record is written whole or, on an error, the file is left where it was (truncated back),
+    /// so a later record still starts at a record boundary.
+    @discardableResult
+    public func write(_ record: WARCRecord) throws(WARCError) -> Placement {
+        guard self.descriptor >= 0 else {
+            throw WARCError.closed(self.path)
+        }
+        let pieces = [record.head[...], record.block[...], WARCRecord.trailer[...]]
+        let start = self.size
+        let written: Int64
+        if let gzip = self.gzip {
+            let member = try gzip.compress(pieces)
+            try self.writeAll([member[...]], from: start)
+            written = Int64(member.count)
+        } else {
+            try self.writeAll(pieces, from: start)
+            written = Int64(pieces.reduce(0) { $0 + $1.count })
+        }
+        self.size = start + written
+        return Placement(offset: start, length: written)
+    }
+
+    /// Syncs the file to disk, closes it and renames it from ``openPath`` to ``path``. Closing a
+    /// closed writer does nothing.
+    ///
+    /// - Throws: ``WARCError/Kind/io`` when a step fails; the file then keeps its `.open` name.
+    public func close() throws(WARCError) {
+        guard self.descriptor >= 0 else {
+            return
+        }
+        let descriptor = self.descriptor
+        self.descriptor = -1
+        if fsync(descriptor) != 0 {
+            let error = errno
+            closeDescriptor(descriptor)
+            throw WARCError.io("sync", self.openPath, errno: error)
+        }
+        if closeDescriptor(descriptor) != 0 {
+            throw WARCError.io("close", self.openPath, errno: errno)
+        }
+        // link, then unlink: unlike rename, link fails rather than replace a file made meanwhile.
+        guard link(self.openPath, self.path) == 0 else {
+            throw WARCError.io("rename to \(self.path)", self.openPath, errno: errno)
+        }
+        unlink(self.openPath)
+    }
+
+    private func writeAll(_ pieces: [ArraySlice<UInt8>], from start: Int64) throws(WARCError) {
+        for piece in pieces {
+            var rest = piece
+            while !rest.isEmpty {
+                let count = rest.withUnsafeBytes { writeDescriptor(self.descriptor, $0.baseAddress, $0.count) }
+                if count < 0 {
+                    let error = errno
+                    if error == EINTR {
+                        continue
+                    }
+                    // Leave no partial record for the next one to follow.
+                    _ = ftruncate(self.descriptor, off_t(start))
+                    _ = lseek(self.descriptor, off_t(start), SEEK_SET)
+                    throw WARCError.io("write", self.openPath, errno: error)
+                }
+                rest = rest.dropFirst(count)
+            }
+        }
+    }
+}
+
+@available(*, unavailable)
+extension WARCWriter: Sendable {}
+
+// close(2) and write(2) under names of their own: inside the class, `close` and `write` are its
+// methods.
+@discardableResult
+private func closeDescriptor(_ descriptor: Int32) -> Int32 {
+    close(descriptor)
+}
+
+private func writeDescriptor(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
+}
