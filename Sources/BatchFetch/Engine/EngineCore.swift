@@ -194,6 +194,11 @@ final class EngineCore: Sendable {
     /// Each host's counts when the loop stopped (``Engine/hostStatistics``).
     let hostCounts = Mutex<[String: HostCounts]>([:])
 
+    /// Requests waiting in their hosts' queues (at their share, cap or rate) or for a retry, as the
+    /// engine thread last saw them: batches read that many further ahead, so that a dead or slow
+    /// host's waiting requests do not use up the read-ahead that other hosts' work needs.
+    let waitingAtHosts = Atomic<Int>(0)
+
     /// The engine loop has stopped (or failed to start): refuse further work and wake-ups, before
     /// the multi handle is cleaned up.
     /// - Returns: submissions that arrived too late, for the caller to answer.

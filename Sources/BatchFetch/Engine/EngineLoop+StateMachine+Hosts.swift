@@ -4,6 +4,9 @@ extension EngineLoop.StateMachine {
     /// Transfers in flight at most now: the slots, and the streams of hosts that multiplex.
     var slotLimit: Int { self.maxInFlight + (self.hostBudgets?.extraSlots ?? 0) }
 
+    /// Requests held in their hosts' queues or waiting for a retry (``EngineCore/waitingAtHosts``).
+    var waitingAtHosts: Int { (self.hostBudgets?.parkedCount ?? 0) + self.scheduled.count }
+
     /// Whether a host's queue may go on now.
     var hasReadyHost: Bool { !(self.hostBudgets?.ready.isEmpty ?? true) }
 

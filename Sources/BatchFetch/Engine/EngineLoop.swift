@@ -34,6 +34,8 @@ final class EngineLoop {
     /// (``Transfer/easy``), which the state machine holds while the attempt is in flight.
     private var idle: [CurlEasy] = []
     private var machine: StateMachine<SystemRandomNumberGenerator>
+    /// What ``EngineCore/waitingAtHosts`` was last set to: written only when it changes.
+    private var publishedWaiting = 0
 
     init(configuration: Engine.Configuration, core: EngineCore, store: (any ResponseStore)?) throws(FetchError) {
         self.configuration = configuration
@@ -74,6 +76,11 @@ final class EngineLoop {
                 self.complete(easy)
             }
             now = MonotonicClock.now()
+            let waiting = self.machine.waitingAtHosts
+            if waiting != self.publishedWaiting {
+                self.publishedWaiting = waiting
+                self.core.waitingAtHosts.store(waiting, ordering: .relaxed)
+            }
             switch self.machine.passEnded(now: now, rateWait: rateWait, deliver: Self.deliver) {
             case .admitAgain:
                 continue

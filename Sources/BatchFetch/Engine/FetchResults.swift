@@ -146,8 +146,16 @@ struct BatchIterator {
         return Swift.min(self.maxReadAhead, Swift.max(self.readAhead, self.growthBytes / mean))
     }
 
+    /// The most requests a batch has outstanding however many wait at their hosts.
+    static let maxOutstanding = 16_384
+
     private mutating func refill() {
-        var room = self.currentReadAhead - self.outstanding
+        // Requests waiting in their hosts' queues (a dead or slow host's, beyond its share) do not
+        // count against the read-ahead, up to a bound: else they fill it, and the other hosts run
+        // dry while the list waits to be read.
+        let waiting = Swift.min(self.core.waitingAtHosts.load(ordering: .relaxed), self.outstanding)
+        var room = Swift.min(
+            self.currentReadAhead - (self.outstanding - waiting), Self.maxOutstanding - self.outstanding)
         if let order = self.received.order {
             room = order.isOverBudget ? 0 : Swift.min(room, order.limit - self.nextIndex)
         }
