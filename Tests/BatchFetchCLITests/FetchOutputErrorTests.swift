@@ -75,4 +75,61 @@ struct FetchOutputErrorTests {
             #expect(unfetched >= count - sent)
         }
     }
+
+    /// `fetch … | head -1`: the reader goes away after the first record. The summary and
+    /// `--stats` count the records the pipe took whole, say how many were fetched and not written
+    /// and how many lines were never fetched, name the error and say interrupted; exit 141.
+    @Test func aClosedOutputPipeIsCountedAndNamedInTheSummaryAndStats() async throws {
+        let directory = try ScratchDirectory("fetch-output-epipe")
+        try await TestHTTPServer.with { server in
+            let count = 2_000
+            let size = 1_000
+            let input = directory.path("urls.txt")
+            let urls = (0..<count).map { "\(server.baseURL)/ok?size=\(size)&i=\($0)" }
+            try (urls.joined(separator: "\n") + "\n").write(toFile: input, atomically: true, encoding: .utf8)
+            let stats = directory.path("stats.json")
+            let errors = directory.path("stderr.txt")
+            #expect(FileManager.default.createFile(atPath: errors, contents: nil))
+            let process = Process()
+            process.executableURL = try Executable.batchfetch().url
+            process.arguments = ["fetch", "--progress", "never", "-c", "4", "-i", input, "--stats", stats]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+            try process.run()
+            let reader = output.fileHandleForReading
+            // F_GETPIPE_SZ (1032), which Glibc's Swift module leaves out (it needs _GNU_SOURCE).
+            let pipeCapacity = Int(fcntl(reader.fileDescriptor, 1032))
+            #expect(pipeCapacity > 0)
+            let read = reader.readThroughFirstLine(within: 10)
+            try reader.close()
+            let exited = await eventually(30) { !process.isRunning }
+            if !exited {
+                kill(process.processIdentifier, SIGKILL)
+            }
+            process.waitUntilExit()
+            #expect(exited, "the run went on after its reader went away")
+            #expect(process.terminationStatus == 141)
+
+            let summary = try String(contentsOfFile: errors, encoding: .utf8)
+            #expect(summary.contains("interrupted: the output's reader went away"), "\(summary)")
+            #expect(summary.contains("not written (Broken pipe): "), "\(summary)")
+            let written = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any])
+            #expect(written["outputError"] as? String == "Broken pipe")
+            #expect(written["interrupted"] as? Bool == true)
+            let records = try #require(written["records"] as? Int)
+            let unwritten = try #require(written["unwritten"] as? Int)
+            let unfetched = try #require(written["unfetched"] as? Int)
+            #expect(records + unwritten + unfetched == count)
+            // Whole records only: at least the lines read, at most those and what the pipe held.
+            let linesRead = read.split(separator: 0x0A, omittingEmptySubsequences: false).count - 1
+            #expect(linesRead >= 1)
+            #expect(records >= linesRead && records <= linesRead + pipeCapacity / size, "\(records) records")
+            #expect(written["ok"] as? Int == records)
+            let sent = server.snapshot.arrivals["/ok"]?.count ?? 0
+            #expect(sent < count / 2, "the server saw \(sent) requests")
+            #expect(unfetched >= count - sent)
+        }
+    }
 }
