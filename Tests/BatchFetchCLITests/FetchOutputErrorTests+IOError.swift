@@ -54,26 +54,8 @@ extension FetchOutputErrorTests {
             let stderr = try String(contentsOfFile: errors, encoding: .utf8)
             #expect(stderr.contains("Input/output error"), "\(stderr)")
 
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
-            #expect(!bytes.isEmpty, "records were written before the error")
-            #expect(bytes.last == 0x0A, "the file ends with a whole line")
-            let lines = bytes.split(separator: 0x0A)
-            for line in lines {
-                #expect(
-                    (try? JSONSerialization.jsonObject(with: Data(line))) != nil,
-                    "\(String(decoding: line, as: UTF8.self))")
-            }
-            #expect(
-                stderr.contains("fetch: \(lines.count) records, \(lines.count) ok, 0 failed in "), "\(stderr)")
-            #expect(stderr.contains("not written (Input/output error): "), "\(stderr)")
-            let written = try #require(
-                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any])
-            #expect(written["records"] as? Int == lines.count)
-            #expect(written["outputError"] as? String == "Input/output error")
-            #expect(written["interrupted"] as? Bool == false)
-            let unwritten = try #require(written["unwritten"] as? Int)
-            let unfetched = try #require(written["unfetched"] as? Int)
-            #expect(lines.count + unwritten + unfetched == count)
+            let (bytes, _) = try Self.expectWholeRecords(
+                in: output, stats: stats, stderr: stderr, error: "Input/output error", count: count)
             let sentBefore = server.arrivals.count
             #expect(sentBefore < count / 2, "the server saw \(sentBefore) requests")
 
@@ -88,7 +70,7 @@ extension FetchOutputErrorTests {
             }
             #expect(records.compactMap { $0["index"] as? Int } == Array(0..<count))
             #expect(records.allSatisfy { $0["ok"] as? Bool == true })
-            let kept = Set(0..<lines.count)
+            let kept = Set(0..<bytes.split(separator: 0x0A).count)
             let again = server.arrivals.dropFirst(sentBefore).filter { arrival in
                 kept.contains { arrival.head.contains("&i=\($0) ") }
             }

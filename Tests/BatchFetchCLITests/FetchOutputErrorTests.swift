@@ -49,31 +49,42 @@ struct FetchOutputErrorTests {
             #expect(run.status == 1)
             #expect(run.stderr.contains("No space left on device"), "\(run.stderr)")
 
-            let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
-            #expect(!bytes.isEmpty)
-            #expect(bytes.last == 0x0A, "the file ends with a whole line")
-            let lines = bytes.split(separator: 0x0A)
-            for line in lines {
-                #expect(
-                    (try? JSONSerialization.jsonObject(with: Data(line))) != nil,
-                    "\(String(decoding: line, as: UTF8.self))")
-            }
-            #expect(
-                run.stderr.contains("fetch: \(lines.count) records, \(lines.count) ok, 0 failed in "), "\(run.stderr)")
-            #expect(run.stderr.contains("not written (No space left on device): "), "\(run.stderr)")
-
-            let written = try #require(
-                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any])
-            #expect(written["records"] as? Int == lines.count)
-            #expect(written["outputError"] as? String == "No space left on device")
-            let unwritten = try #require(written["unwritten"] as? Int)
-            let unfetched = try #require(written["unfetched"] as? Int)
-            #expect(lines.count + unwritten + unfetched == count)
+            let (_, unfetched) = try Self.expectWholeRecords(
+                in: output, stats: stats, stderr: run.stderr, error: "No space left on device", count: count)
             // It stopped promptly: most of the input was never sent.
             let sent = server.snapshot.arrivals["/ok"]?.count ?? 0
             #expect(sent < count / 2, "the server saw \(sent) requests")
             #expect(unfetched >= count - sent)
         }
+    }
+
+    /// What every failed output leaves: the file at `output` holds whole JSON lines only (at
+    /// least one), which the summary in `stderr` and the `--stats` file count; both name `error`;
+    /// the records written, fetched and not written, and never fetched add up to `count`.
+    /// - Returns: the file's bytes and the input lines never fetched.
+    static func expectWholeRecords(
+        in output: String, stats: String, stderr: String, error: String, count: Int
+    ) throws -> (bytes: Data, unfetched: Int) {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
+        #expect(!bytes.isEmpty, "records were written before the error")
+        #expect(bytes.last == 0x0A, "the file ends with a whole line")
+        let lines = bytes.split(separator: 0x0A)
+        for line in lines {
+            #expect(
+                (try? JSONSerialization.jsonObject(with: Data(line))) != nil, "\(String(decoding: line, as: UTF8.self))"
+            )
+        }
+        #expect(stderr.contains("fetch: \(lines.count) records, \(lines.count) ok, 0 failed in "), "\(stderr)")
+        #expect(stderr.contains("not written (\(error)): "), "\(stderr)")
+        let written = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any])
+        #expect(written["records"] as? Int == lines.count)
+        #expect(written["outputError"] as? String == error)
+        #expect(written["interrupted"] as? Bool == false)
+        let unwritten = try #require(written["unwritten"] as? Int)
+        let unfetched = try #require(written["unfetched"] as? Int)
+        #expect(lines.count + unwritten + unfetched == count)
+        return (bytes, unfetched)
     }
 
     /// `fetch … | head -1`: the reader goes away after the first record. The summary and
