@@ -18,22 +18,41 @@ public struct Crawler: Sendable {
 
     /// Runs a crawl, calling `emit` with each facet in list order.
     ///
+    /// When the task is cancelled on an engine whose configuration
+    /// ``Engine/Configuration/yieldsAnsweredOnCancel`` is set, every facet that the responses
+    /// already received complete, in list order, is still emitted before it stops; otherwise
+    /// those waiting to be taken are dropped.
+    ///
     /// - Throws: ``FetchError`` when the facet list itself cannot be fetched or does not match
-    ///   the resumed facets (nothing can be crawled then); `CancellationError` when the task is
-    ///   cancelled (facets already emitted are complete); whatever `emit` throws.
+    ///   the resumed facets (nothing can be crawled then); ``CrawlInterrupted`` when the task is
+    ///   cancelled (facets already emitted are complete, and counted in its summary); whatever
+    ///   `emit` throws.
     public func crawl(
         _ options: CrawlOptions,
         progress: CrawlProgress? = nil,
         emit: (FacetResult) async throws -> Void
     ) async throws -> CrawlSummary {
         var run = CrawlRun(options: options, api: self.client.api, engine: self.client.engine, progress: progress)
-        let values = try await run.listValues()
-        try Task.checkCancellation()
-        let plan = try await run.fetchFacets(values)
-        try Task.checkCancellation()
-        try await run.emitAll(plan, emit: emit)
+        do {
+            let values = try await run.listValues()
+            try Task.checkCancellation()
+            let plan = try await run.fetchFacets(values)
+            try await run.emitAll(plan, emit: emit)
+            try Task.checkCancellation()
+        } catch  where Task.isCancelled {
+            // Whatever failed once the task was cancelled failed because of it (a list request
+            // answered `cancelled`, an engine that stopped).
+            throw CrawlInterrupted(summary: run.summary)
+        }
         return run.summary
     }
+}
+
+/// What ``Crawler/crawl(_:progress:emit:)`` throws when its task is cancelled.
+public struct CrawlInterrupted: Error, Sendable {
+    /// What the crawl did before it stopped: the facets it emitted (each complete), the requests
+    /// it made.
+    public let summary: CrawlSummary
 }
 
 /// The per-facet data gathered before emitting.
@@ -103,10 +122,16 @@ struct CrawlRun {
         self.progress?.update { $0.requestsQueued += requests.count }
         var listedIDs: [String: Set<String>] = [:]
         var swept: [String: Drink] = [:]
+        // Facets whose lists arrived, all before any that did not (results come in input order).
+        var answered = 0
         for await result in self.engine.orderedResults(for: requests) {
+            if result.error?.kind == .interrupted {
+                break  // the run stopped before this one's answer: nothing after it can be emitted
+            }
             self.account(result)
             let position = result.index
             if position < plans.count {
+                answered += 1
                 let endpoint = Endpoint.filter(by: self.options.facet, value: plans[position].value.name)
                 do throws(FetchError) {
                     try endpoint.validate()
@@ -141,7 +166,14 @@ struct CrawlRun {
                 self.summary.sweepFailures.append("\(self.api.redacted(result.request.url)): \(error.message)")
             }
         }
-        try Task.checkCancellation()
+        if Task.isCancelled {
+            // Without lookups or a sweep a facet is complete once its list is in: those answered
+            // are emitted, so a resumed crawl need not ask for them again.
+            guard !self.options.details && sweep.isEmpty else {
+                throw CancellationError()
+            }
+            return Array(plans.prefix(answered))
+        }
         CrawlAssembly.addSweepOnly(swept, to: &plans, facet: self.options.facet)
         return plans
     }
@@ -189,6 +221,9 @@ struct CrawlRun {
         self.progress?.update { $0.requestsQueued += lookupIDs.count }
         var readerBuffers = DrinkRecordReader.Buffers()
         for await result in self.engine.orderedResults(for: requests) {
+            if result.error?.kind == .interrupted {
+                break  // the facet waiting for this lookup, and every one after it, stays unwritten
+            }
             self.account(result)
             let id = lookupIDs[result.index]
             do throws(FetchError) {
@@ -205,7 +240,6 @@ struct CrawlRun {
             }
             try await emitReady(upTo: result.index, &self)
         }
-        try Task.checkCancellation()
     }
 
     private mutating func account(_ result: FetchResult) {

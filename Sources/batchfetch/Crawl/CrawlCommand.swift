@@ -145,6 +145,9 @@ struct CrawlCommand: AsyncParsableCommand {
         self.transport.apply(to: &configuration)
         self.transport.warnAboutWeakenedTransport()
         configuration.cache = self.cache.configuration()
+        // A signal still writes every facet that the responses already in complete, and saves
+        // every image that arrived (issue 51).
+        configuration.yieldsAnsweredOnCancel = true
         self.robots.apply(self.robots.policy(cache: self.cache), to: &configuration, userAgentGiven: false)
         return configuration
     }
@@ -173,19 +176,31 @@ struct CrawlCommand: AsyncParsableCommand {
         configuration: Engine.Configuration
     ) throws {
         var ending = RunEnding()
+        ending.signal = run.signal
+        let stopped = "interrupted; complete facets are written, --resume finishes the crawl"
         switch run.outcome {
         case .success(let (summary, cache, images)):
+            // Also when a signal came as the crawl ended or while the images were saved.
             let statsWritten = self.summarize(
-                summary, cache: cache, elapsed: elapsed, robots: (configuration.originPolicy as? RobotsPolicy)?.report)
+                summary, cache: cache, elapsed: elapsed, interruptedBy: run.signal,
+                robots: (configuration.originPolicy as? RobotsPolicy)?.report)
             if let images {
                 self.summarize(images)
+            }
+            if run.interrupted {
+                ending.interrupted =
+                    images == nil
+                    ? "interrupted as the crawl ended; the records are complete"
+                    : "interrupted; the records are complete, a re-run saves the images missing"
             }
             ending.someFailed =
                 summary.failedFacets > 0 || !summary.sweepFailures.isEmpty || images?.failures.isEmpty == false
                 || !statsWritten
+        case .failure(let error as CrawlInterrupted):
+            ending.interrupted = stopped
+            ending.someFailed = !self.summarize(error.summary, cache: nil, elapsed: elapsed, interruptedBy: run.signal)
         case .failure(let error) where run.interrupted || error is CancellationError:
-            ending.interrupted = "interrupted; complete facets are written, --resume finishes the crawl"
-            ending.signal = run.signal
+            ending.interrupted = stopped
         case .failure(let error as FetchError) where error.kind == .resumeMismatch:
             ending.usage = error.message
         case .failure(let error):
@@ -220,7 +235,8 @@ struct CrawlCommand: AsyncParsableCommand {
     /// Writes the summary and the `--stats` file. - Returns: whether the stats file, if asked
     /// for, was written.
     private func summarize(
-        _ summary: CrawlSummary, cache: HTTPCacheStatistics?, elapsed: Double, robots: [RobotsOriginReport]?
+        _ summary: CrawlSummary, cache: HTTPCacheStatistics?, elapsed: Double, interruptedBy signal: Int32?,
+        robots: [RobotsOriginReport]?
     ) -> Bool {
         let rate = elapsed > 0 ? Double(summary.requests) / elapsed : 0
         if !self.report.quiet {
@@ -229,7 +245,8 @@ struct CrawlCommand: AsyncParsableCommand {
             if self.complete {
                 text += " (\(summary.sweepOnlyDrinks) found only by the sweep)"
             }
-            text += String(format: " in %.2f s\n", elapsed)
+            text += String(format: " in %.2f s", elapsed)
+            text += signal.map { "; interrupted by \(InterruptHandler.name(of: $0))\n" } ?? "\n"
             text += String(
                 format: "requests: %d (%d retries, %d failed), %.0f req/s, %.1f MB\n", summary.requests,
                 summary.retries,
@@ -250,6 +267,7 @@ struct CrawlCommand: AsyncParsableCommand {
         }
         return self.report.writeStats(
             CrawlStats(
-                summary: summary, elapsedSeconds: elapsed, requestsPerSecond: rate, cache: cache, robots: robots))
+                summary: summary, elapsedSeconds: elapsed, requestsPerSecond: rate, cache: cache,
+                interrupted: signal != nil, robots: robots))
     }
 }

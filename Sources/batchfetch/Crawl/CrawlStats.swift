@@ -10,6 +10,8 @@ struct CrawlStats: Encodable {
     let requestsPerSecond: Double
     /// With `--cache` only: hits, revalidated, misses, stored, dropped.
     let cache: HTTPCacheStatistics?
+    /// Whether a signal stopped the run: the facets counted are those written before it.
+    let interrupted: Bool
     /// With `--robots` only: what robots.txt said and did.
     let robots: [RobotsOriginReport]?
 }

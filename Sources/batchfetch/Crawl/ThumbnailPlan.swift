@@ -79,6 +79,9 @@ struct ThumbnailPlan {
         }
         let requests = wanted.map { Request(self.source(for: $0)) }
         for await result in engine.results(for: requests) {
+            if result.error?.kind == .interrupted {
+                continue  // the run stopped before it arrived: not saved, and not a failure (a re-run fetches it)
+            }
             let thumbnail = wanted[result.index]
             do throws(FetchError) {
                 guard case .success(let response) = result.outcome else {

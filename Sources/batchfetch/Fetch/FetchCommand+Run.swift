@@ -98,12 +98,14 @@ extension FetchCommand {
         let shard = source.shardManifest(
             path: self.input, order: self.order, records: summary.records, complete: finished, output: self.output)
         var lost: OutputLoss?
-        if let failure = sink.failure, failure != EPIPE {
+        if let failure = sink.failure {
             // What the output lacks: records fetched and not written whole, and lines never fetched.
+            // A closed pipe is said as a full disk is: its reader may be gone, the summary and
+            // `--stats` are not.
             let produced = summary.records + summary.unwritten
             lost = OutputLoss(
                 error: String(cString: strerror(failure)), unwritten: summary.unwritten,
-                unfetched: source.requestCount().map { max(0, $0 - produced) })
+                unfetched: source.requestCount().map { max(0, $0 - produced) }, readerGone: failure == EPIPE)
         }
         let statsWritten = self.summarize(
             summary, skipped: self.skipExisting ? source.skipped.value : nil, cache: try? run.outcome.get(),
@@ -133,4 +135,7 @@ struct OutputLoss {
     let unwritten: Int
     /// Input lines never fetched; `nil` for standard input, whose rest is not read.
     let unfetched: Int?
+    /// The output's reader went away (`EPIPE`): the run was cut short from outside, as by a
+    /// signal, so it counts as interrupted.
+    let readerGone: Bool
 }

@@ -326,7 +326,13 @@ struct FetchCommand: AsyncParsableCommand {
             var text = String(
                 format: "fetch: %d records, %d ok, %d failed in %.2f s (%.0f req/s, %.1f MB)", summary.records,
                 summary.records - summary.failed, summary.failed, elapsed, rate, Double(summary.bytes) / 1e6)
-            text += signal.map { "; interrupted by \(InterruptHandler.name(of: $0))\n" } ?? "\n"
+            if let signal {
+                text += "; interrupted by \(InterruptHandler.name(of: signal))\n"
+            } else if lost?.readerGone == true {
+                text += "; interrupted: the output's reader went away\n"
+            } else {
+                text += "\n"
+            }
             for (kind, count) in summary.failuresByKind.sorted(by: { $0.key < $1.key }) {
                 text += "  \(kind): \(count)\n"
             }
@@ -354,7 +360,8 @@ struct FetchCommand: AsyncParsableCommand {
                 failuresByKind: summary.failuresByKind, requests: summary.requests, retries: summary.retries,
                 bytes: summary.bytes, elapsedSeconds: elapsed, requestsPerSecond: rate,
                 protocols: summary.protocols, cache: cache, skipped: skipped, shard: shard,
-                hosts: hosts.isEmpty ? nil : hosts, interrupted: signal != nil, outputError: lost?.error,
-                unwritten: lost?.unwritten, unfetched: lost?.unfetched, kept: kept?.lines.count, robots: robots))
+                hosts: hosts.isEmpty ? nil : hosts, interrupted: signal != nil || lost?.readerGone == true,
+                outputError: lost?.error, unwritten: lost?.unwritten, unfetched: lost?.unfetched,
+                kept: kept?.lines.count, robots: robots))
     }
 }

@@ -26,7 +26,8 @@ struct FetchStats: Encodable {
     /// With `--host-rate` or `--host-concurrency` only: per host, requests (retries included),
     /// statuses, pauses and the most starts in one second.
     var hosts: [String: HostCounts]? = nil
-    /// Whether a signal stopped the run: the records are those written before it.
+    /// Whether a signal or a closed output pipe stopped the run: the records are those written
+    /// before it.
     var interrupted = false
     /// When writing the records failed: the error (`strerror`'s text), the records fetched and
     /// not written whole (``records`` counts those written whole only), and the input lines never
