@@ -198,7 +198,9 @@ struct CrawlCommand: AsyncParsableCommand {
                 || !statsWritten
         case .failure(let error as CrawlInterrupted):
             ending.interrupted = stopped
-            ending.someFailed = !self.summarize(error.summary, cache: nil, elapsed: elapsed, interruptedBy: run.signal)
+            ending.someFailed = !self.summarize(
+                error.summary, cache: nil, elapsed: elapsed, interruptedBy: run.signal,
+                robots: (configuration.originPolicy as? RobotsPolicy)?.report)
         case .failure(let error) where run.interrupted || error is CancellationError:
             ending.interrupted = stopped
         case .failure(let error as FetchError) where error.kind == .resumeMismatch:
