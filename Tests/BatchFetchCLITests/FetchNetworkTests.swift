@@ -87,19 +87,22 @@ struct FetchNetworkTests {
     /// A dead host's URLs interleaved with a live one's, more of them than the read-ahead holds: the
     /// dead host's requests waiting at their share do not use up the read-ahead, so the list is
     /// read on and the live host's requests all go before the dead host's first connects time out.
-    @Test func aDeadHostsWaitingRequestsDoNotStopTheListBeingRead() async throws {
+    @Test(arguments: [false, true])
+    func aDeadHostsWaitingRequestsDoNotStopTheListBeingRead(fromAPipe: Bool) async throws {
         let dead = try SilentListener()
         defer { dead.close() }
         try await TestHTTPServer.with(host: "127.0.0.3") { live in
             let urls = (0..<1200).flatMap {
                 ["http://127.0.0.1:\(dead.port)/ok?i=\($0)", "\(live.baseURL)/ok?i=\($0)"]
             }
+            let text = urls.joined(separator: "\n") + "\n"
             let directory = try ScratchDirectory("fetch-dead-read-ahead")
             let list = directory.path("urls.txt")
-            try (urls.joined(separator: "\n") + "\n").write(toFile: list, atomically: true, encoding: .utf8)
+            try text.write(toFile: list, atomically: true, encoding: .utf8)
             let start = DispatchTime.now().uptimeNanoseconds
             let output = try await Executable("batchfetch").runOffPool(
-                ["fetch", "-q", "--body", "none", "--order", "completion", "-i", list], deadline: 120)
+                ["fetch", "-q", "--body", "none", "--order", "completion", "-i", fromAPipe ? "-" : list],
+                stdin: fromAPipe ? text : nil, deadline: 120)
             #expect(output.status == 1, "\(output.summary)")
             #expect(try output.records().count == 2400)
             let arrivals = live.snapshot.arrivals["/ok"] ?? []

@@ -67,7 +67,7 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
                 }
                 sink.inputEnded(total: index)
             }
-            self.feederGuard = FeederGuard(feeder: feeder, credits: credits)
+            self.feederGuard = FeederGuard(feeder: feeder, credits: credits, core: core)
         }
 
         /// How many results ``next()`` can return without waiting; a writer flushes its output when
@@ -108,17 +108,22 @@ public struct AsyncFetchResults<Input: AsyncSequence & Sendable>: AsyncSequence 
     }
 }
 
-/// Stops the feeder when the iterator goes away.
+/// Stops the feeder when the iterator goes away; meanwhile the engine lends its credits one for each
+/// request waiting at its host, so that a dead host's waiting requests do not stop the input.
 final class FeederGuard: Sendable {
     private let feeder: Task<Void, Never>
     private let credits: Credits
+    private let core: EngineCore
 
-    init(feeder: Task<Void, Never>, credits: Credits) {
+    init(feeder: Task<Void, Never>, credits: Credits, core: EngineCore) {
         self.feeder = feeder
         self.credits = credits
+        self.core = core
+        core.register(credits, for: self)
     }
 
     func stop() {
+        self.core.unregister(self)
         self.feeder.cancel()
         self.credits.close()
     }

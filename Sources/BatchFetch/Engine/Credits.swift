@@ -15,6 +15,8 @@ final class Credits: Sendable {
         var paused = false
         var waiters = Deque<(index: Int, continuation: CheckedContinuation<Bool, Never>)>()
         var closed = false
+        /// Credits lent beyond the initial ones (``lend(_:)``).
+        var lent = 0
 
         func grants(_ index: Int) -> Bool {
             self.available > 0 && index < self.limit && !self.paused
@@ -85,6 +87,17 @@ final class Credits: Sendable {
         }
         for waiter in woken {
             waiter.resume(returning: true)
+        }
+    }
+
+    /// Makes `count` credits more available than the initial ones, as a total (not added to the last
+    /// call's): the engine lends one for each request waiting at its host, which a dead or slow host
+    /// would otherwise use up. Taking them back may leave fewer than none available until results
+    /// return them.
+    func lend(_ count: Int) {
+        self.update { state in
+            state.available += count - state.lent
+            state.lent = count
         }
     }
 

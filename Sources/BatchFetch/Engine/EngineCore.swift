@@ -198,6 +198,35 @@ final class EngineCore: Sendable {
     /// engine thread last saw them: batches read that many further ahead, so that a dead or slow
     /// host's waiting requests do not use up the read-ahead that other hosts' work needs.
     let waitingAtHosts = Atomic<Int>(0)
+    /// The credits of batches fed from an async input, which are lent a credit per request waiting
+    /// at its host (``publishWaiting(_:)``); by the feeder's guard.
+    private let streamedCredits = Mutex<[ObjectIdentifier: Credits]>([:])
+    private let streamedCount = Atomic<Int>(0)
+
+    /// Engine thread: `count` requests now wait in host queues or for a retry.
+    func publishWaiting(_ count: Int) {
+        self.waitingAtHosts.store(count, ordering: .relaxed)
+        guard self.streamedCount.load(ordering: .relaxed) > 0 else {
+            return
+        }
+        let credits = self.streamedCredits.withLock { Array($0.values) }
+        for batch in credits {
+            batch.lend(Swift.min(count, BatchIterator.maxOutstanding))
+        }
+    }
+
+    /// A streamed batch's credits, lent to while it is registered.
+    func register(_ credits: Credits, for owner: AnyObject) {
+        self.streamedCredits.withLock { $0[ObjectIdentifier(owner)] = credits }
+        self.streamedCount.add(1, ordering: .relaxed)
+    }
+
+    func unregister(_ owner: AnyObject) {
+        let removed = self.streamedCredits.withLock { $0.removeValue(forKey: ObjectIdentifier(owner)) }
+        if removed != nil {
+            self.streamedCount.subtract(1, ordering: .relaxed)
+        }
+    }
 
     /// The engine loop has stopped (or failed to start): refuse further work and wake-ups, before
     /// the multi handle is cleaned up.

@@ -79,7 +79,7 @@ final class EngineLoop {
             let waiting = self.machine.waitingAtHosts
             if waiting != self.publishedWaiting {
                 self.publishedWaiting = waiting
-                self.core.waitingAtHosts.store(waiting, ordering: .relaxed)
+                self.core.publishWaiting(waiting)
             }
             switch self.machine.passEnded(now: now, rateWait: rateWait, deliver: Self.deliver) {
             case .admitAgain:
