@@ -158,6 +158,29 @@ struct FetchRobotsTests {
         }
     }
 
+    /// robots.txt moved to another host: its rules apply to the first origin, and the user's
+    /// credentials do not go to the other host.
+    @Test func aRobotsTxtMovedToAnotherHostGetsNoCredentials() async throws {
+        try await TestHTTPServer.with { first in
+            try await TestHTTPServer.with(host: "127.0.0.2") { other in
+                var moved = RobotsReply()
+                moved.movedTo = other.baseURL + "/robots.txt"
+                first.robots.withLock { $0 = moved }
+                other.robots.withLock { $0 = RobotsReply(text: "User-agent: *\nDisallow: /ok\n") }
+                let output = try await Self.fetch(
+                    [
+                        "--robots", "obey", "--body", "none", "-H", "Authorization: Bearer s3cret",
+                        first.baseURL + "/ok?i=1",
+                    ])
+                #expect(try output.records().first.flatMap(Self.error)?["kind"] as? String == "robotsDisallowed")
+                let head = other.arrivals.first { $0.target == "/robots.txt" }?.head ?? ""
+                #expect(!head.isEmpty && !head.lowercased().contains("authorization"), "\(head)")
+                let own = first.arrivals.first { $0.target == "/robots.txt" }?.head ?? ""
+                #expect(own.contains("Bearer s3cret"), "its own origin gets them: \(own)")
+            }
+        }
+    }
+
     /// Only the first 500 KiB count: a rule at 410 KiB applies, one at 550 KiB does not.
     @Test func aLargeRobotsTxtIsReadUpTo500KiB() async throws {
         try await TestHTTPServer.with { server in

@@ -13,6 +13,8 @@ package struct RobotsReply: Sendable {
     package var retryAfter: String?
     /// Redirects before the file: `/robots.txt` → `/robots.txt?hop=1` → … → the file at hop N.
     package var redirects = 0
+    /// Where the first request is redirected to instead (another server's robots.txt), when set.
+    package var movedTo: String?
     /// How long each answer waits, in milliseconds.
     package var delayMilliseconds: Int64 = 0
 
@@ -49,6 +51,10 @@ extension TestHTTPHandler {
                 self.respond(
                     context: context, status: HTTPResponseStatus(statusCode: reply.failStatus), body: "try later",
                     headers: extra)
+                return
+            }
+            if let moved = reply.movedTo {
+                self.respond(context: context, status: .movedPermanently, body: "", headers: [("Location", moved)])
                 return
             }
             let hop = Int(query["hop"] ?? "") ?? 0

@@ -192,7 +192,12 @@ final class CurlEasy {
     func prepare(for transfer: Transfer) -> FetchError? {
         let request = transfer.request
         self.follow(request)
-        if let error = self.send(request) {
+        // A preflight's redirect to another origin (robots.txt moved to another host) does not
+        // carry the user's credentials there, as a followed redirect does not.
+        let removing =
+            transfer.preflight.map { Origin.of(request.url) == $0.origin ? [] : RedirectFollower.credentialFieldNames }
+            ?? []
+        if let error = self.send(request, removing: removing) {
             return error
         }
         self.setResume(transfer)
