@@ -87,7 +87,7 @@ final class OriginRobots: OriginRules {
         guard case .rules(let matcher, _, _) = self.reading else {
             return RobotsRecordVerdict(allowed: true, rule: nil, line: nil, robotsURL: self.robotsURL)
         }
-        let verdict = matcher.verdict(forURL: url)
+        let verdict = Self.verdict(of: matcher, forURL: url)
         return RobotsRecordVerdict(
             allowed: verdict.allowed, rule: verdict.rule?.text, line: verdict.rule?.line, robotsURL: self.robotsURL)
     }

@@ -10,15 +10,7 @@ import Foundation
 /// Threading: the engine thread calls it; every call stands alone (files written to a temporary
 /// name, then renamed).
 struct RobotsCache: Sendable {
-    /// How the cache is used (`--cache-mode`).
-    enum Mode: Sendable {
-        /// A file up to 24 hours old answers; older ones are fetched again.
-        case use
-        /// Always fetched again; a kept file serves only when the origin is unreachable.
-        case refresh
-        /// Offline: a kept file up to 30 days old answers, whatever its age; nothing is fetched.
-        case only
-    }
+    typealias Mode = RobotsCacheMode
 
     struct Entry: Codable {
         let origin: String
@@ -89,4 +81,14 @@ struct RobotsCache: Sendable {
     private func file(for origin: String) -> URL {
         self.folder.appendingPathComponent(Digest.sha256(Data(origin.utf8)) + ".json")
     }
+}
+
+/// How the cache is used (`--cache-mode`).
+public enum RobotsCacheMode: Sendable {
+    /// A file up to 24 hours old answers; older ones are fetched again.
+    case use
+    /// Always fetched again; a kept file serves only when the origin is unreachable.
+    case refresh
+    /// Offline: a kept file up to 30 days old answers, whatever its age; nothing is fetched.
+    case only
 }

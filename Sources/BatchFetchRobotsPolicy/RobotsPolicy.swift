@@ -40,19 +40,17 @@ public final class RobotsPolicy: OriginPolicy {
     private let origins = Mutex<[String: OriginRobots]>([:])
     private let cache: RobotsCache?
 
-    /// - Parameter cache: a `--cache` directory to keep robots.txt files in (`DIR/robots/`), and
-    ///   `--cache-mode` (`use`, `refresh` or `only`).
+    /// How a `--cache` directory keeps robots.txt files (`--cache-mode`).
+    public typealias CacheMode = RobotsCacheMode
+
+    /// - Parameter cache: a `--cache` directory to keep robots.txt files in (`DIR/robots/`), and how.
     public init(
-        mode: Mode, agent: RobotsAgent, maxCrawlDelay: Double = 30, cache: (directory: String, mode: String)? = nil
+        mode: Mode, agent: RobotsAgent, maxCrawlDelay: Double = 30, cache: (directory: String, mode: CacheMode)? = nil
     ) {
         self.mode = mode
         self.agent = agent
         self.maxCrawlDelay = maxCrawlDelay
-        self.cache = cache.map { cache in
-            RobotsCache(
-                directory: cache.directory,
-                mode: cache.mode == "only" ? .only : cache.mode == "refresh" ? .refresh : .use)
-        }
+        self.cache = cache.map { RobotsCache(directory: $0.directory, mode: $0.mode) }
     }
 
     public func preflight(for origin: String) -> OriginStep? {

@@ -209,9 +209,12 @@ final class EngineCore: Sendable {
         guard self.streamedCount.load(ordering: .relaxed) > 0 else {
             return
         }
-        let credits = self.streamedCredits.withLock { Array($0.values) }
-        for batch in credits {
-            batch.lend(Swift.min(count, BatchIterator.maxOutstanding))
+        // Lent under the registry's lock (a credit's own lock is taken inside it, never the other way
+        // round), so that no array of the batches is made each time the count changes.
+        self.streamedCredits.withLock { batches in
+            for batch in batches.values {
+                batch.lend(Swift.min(count, BatchIterator.maxOutstanding))
+            }
         }
     }
 

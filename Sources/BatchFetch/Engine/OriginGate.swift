@@ -26,17 +26,12 @@ struct OriginGate {
 
     let policy: any OriginPolicy
     private(set) var origins: [String: State] = [:]
-    /// Where preflights' results would go: nobody takes them (``isPreflight(_:)`` routes them to the
-    /// gate before delivery), but a transfer needs a waiter to stay alive in the queues.
+    /// Where preflights' results would go: nobody takes them (a transfer with ``Transfer/preflight``
+    /// goes back to the gate before delivery), but a transfer needs a waiter to stay alive in the queues.
     private let sink = ResultSink()
 
     init(policy: any OriginPolicy) {
         self.policy = policy
-    }
-
-    /// Whether `transfer` is one of the gate's preflights.
-    func isPreflight(_ transfer: Transfer) -> Bool {
-        transfer.preflight != nil
     }
 
     /// The last origin whose rules decided a request, by its host key and scheme: a list's

@@ -56,9 +56,13 @@ final class FetchTally: Sendable {
 
         /// Failed records that are failures: those robots.txt disallowed are a policy, and leave
         /// the exit status 0.
-        var failures: Int {
-            self.failed - (self.failuresByKind[FetchError.Kind.robotsDisallowed.rawValue] ?? 0)
-        }
+        var failures: Int { FetchTally.failures(self.failed, byKind: self.failuresByKind) }
+    }
+
+    /// Of `failed` records (by kind), those that count against the exit status: not those robots.txt
+    /// disallowed, a policy.
+    static func failures(_ failed: Int, byKind kinds: [String: Int]) -> Int {
+        failed - (kinds[FetchError.Kind.robotsDisallowed.rawValue] ?? 0)
     }
 
     private let state = Mutex(Snapshot())

@@ -34,7 +34,7 @@ final class KeptRecords: @unchecked Sendable {
     let ok: Int
     let failed: Int
     /// Failed ones that count against the exit status: not those robots.txt disallowed, a policy.
-    var failures: Int { self.failed - (self.failuresByKind[FetchError.Kind.robotsDisallowed.rawValue] ?? 0) }
+    var failures: Int { FetchTally.failures(self.failed, byKind: self.failuresByKind) }
     /// The failed ones by their error kind, for the summary.
     let failuresByKind: [String: Int]
     private let file: FileHandle?

@@ -37,7 +37,13 @@ struct RobotsOptions: ParsableArguments {
         guard let mode = self.robots, let agent = RobotsAgent(self.robotsAgent) else {
             return nil
         }
-        let kept = cache.cache.map { (directory: $0, mode: cache.cacheMode.rawValue) }
+        let keeping: RobotsPolicy.CacheMode =
+            switch cache.cacheMode {
+            case .use: .use
+            case .refresh: .refresh
+            case .only: .only
+            }
+        let kept = cache.cache.map { (directory: $0, mode: keeping) }
         return RobotsPolicy(mode: mode, agent: agent, maxCrawlDelay: self.maxCrawlDelay, cache: kept)
     }
 
