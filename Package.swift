@@ -88,6 +88,7 @@ let package = Package(
                 "CCurl",
                 "CLinux",
                 "CSSL",
+                "CZlib",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "HeapModule", package: "swift-collections"),
             ]
@@ -126,11 +127,11 @@ let package = Package(
             name: "BatchFetchRobotsPolicy",
             dependencies: ["BatchFetch", "BatchFetchRobots"]
         ),
-        // WARC 1.1 records, files (a gzip member per record) and CDXJ lines, no engine: issue 53's
-        // `--warc` writes through it.
+        // WARC 1.1 records, files (a gzip member per record) and CDXJ lines, and the engine's
+        // exchanges archived through them: what `--warc` writes.
         .target(
             name: "BatchFetchWARC",
-            dependencies: ["CCrypto", "CZlib"]
+            dependencies: ["BatchFetch", "CCrypto", "CZlib"]
         ),
         // Answers many (robots.txt, agent, URL) queries in one process, for scripts/robots-diff and
         // the robots micro-benchmark (JSON lines in, JSON lines out).
@@ -162,6 +163,7 @@ let package = Package(
                 "BatchFetchMerge",
                 "BatchFetchRobots",
                 "BatchFetchRobotsPolicy",
+                "BatchFetchWARC",
                 "CLinux",
                 "CocktailDB",
                 "ProcessSignals",
@@ -234,7 +236,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BatchFetchWARCTests",
-            dependencies: ["BatchFetchWARC"]
+            dependencies: ["BatchFetchWARC", "TestSupport"]
         ),
         .testTarget(
             name: "CocktailDBTests",

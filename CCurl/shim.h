@@ -53,6 +53,15 @@ static inline CURLcode ccurl_easy_setopt_seek_callback(CURL *handle, ccurl_seek_
     return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
 }
 
+typedef int (*ccurl_debug_callback)(CURL *handle, curl_infotype type, char *data, size_t size,
+                                    void *_Nullable userdata);
+
+/// For CURLOPT_DEBUGFUNCTION: the one place libcurl hands over the request head and body as sent
+/// (`--warc` keeps them; libcurl calls it only with CURLOPT_VERBOSE on).
+static inline CURLcode ccurl_easy_setopt_debug_callback(CURL *handle, ccurl_debug_callback _Nullable callback) {
+    return curl_easy_setopt(handle, CURLOPT_DEBUGFUNCTION, callback);
+}
+
 // MARK: - easy info
 
 static inline CURLcode ccurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {

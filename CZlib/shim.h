@@ -1,4 +1,5 @@
-// CZlib: zlib's inflate, for HdrHistogram's compressed encoding as other tools write it, and its
+// CZlib: zlib's inflate, for HdrHistogram's compressed encoding as other tools write it and for
+// the gzip or deflate bodies `--warc` keeps as sent, and its
 // deflate, for WARC files written as one gzip member per record (BatchFetchWARC).
 //
 // Why this shim exists: HdrHistogram's libraries (Java, Python, C) wrap a histogram's counts in a
@@ -14,6 +15,12 @@
 /// Prepares `stream` (zeroed by the caller) to inflate a zlib stream (RFC 1950). Returns Z_OK.
 static inline int czlib_inflate_init(z_stream *stream) {
     return inflateInit(stream);
+}
+
+/// Prepares `stream` (zeroed by the caller) to inflate with `window_bits` as `inflateInit2` takes
+/// them: 15 + 32 reads a gzip or zlib stream, -15 a raw deflate one. Returns Z_OK.
+static inline int czlib_inflate_init2(z_stream *stream, int window_bits) {
+    return inflateInit2(stream, window_bits);
 }
 
 /// Prepares `stream` (zeroed by the caller) to deflate into gzip members (RFC 1952: window bits

@@ -30,7 +30,11 @@ public final class TransferDetails: @unchecked Sendable {
         public static let timings = Kinds(rawValue: 1 << 3)
         /// ``TransferDetails/attempts``.
         public static let attempts = Kinds(rawValue: 1 << 4)
-        /// Every kind.
+        /// ``TransferDetails/exchanges``: every request and response as they went over the wire,
+        /// bodies included (content decoding is then the engine's, not libcurl's, and every
+        /// redirect is followed hop by hop). For archives; not part of ``all``.
+        public static let exchanges = Kinds(rawValue: 1 << 5)
+        /// Every kind but ``exchanges``.
         public static let all: Kinds = [.redirects, .remote, .tls, .timings, .attempts]
     }
 
@@ -121,6 +125,9 @@ public final class TransferDetails: @unchecked Sendable {
     /// The final attempt's timings, whether it succeeded or failed; `nil` when it never reached
     /// libcurl.
     public internal(set) var timings: Timings?
+    /// Every exchange of every attempt, redirect hops included, in the order they happened (with
+    /// ``Kinds/exchanges``); an attempt that got no response has none.
+    public internal(set) var exchanges: [Exchange] = []
     /// Every attempt of the transfer, in order (with ``Kinds/attempts``).
     public var attempts: [Attempt] {
         self.attemptCount == 0 ? [] : [self.firstAttempt] + self.laterAttempts

@@ -128,6 +128,22 @@ struct RecordSchemaTests {
         }
     }
 
+    @Test func warcRecordsMatchTheSchema() async throws {
+        try await TestHTTPServer.with { server in
+            let directory = try ScratchDirectory("schema-warc")
+            let output = try Executable.batchfetch().run([
+                "fetch", "-q", "--warc", directory.path("s.warc.gz"), "--fields", "warc", "--retries", "0",
+                server.baseURL + "/ok", server.baseURL + "/status/404", "http://127.0.0.1:1/",
+            ])
+            let records = self.lines(output.stdout)
+            #expect(records.count == 3, "\(output)")
+            #expect(records.contains { $0.contains("\"warc\":{\"file\":\"s.warc.gz\",\"offset\":") })
+            #expect(records.contains { $0.contains("\"warc\":null") })
+            let problems = try self.violations(of: records, schema: "fetch")
+            #expect(problems.isEmpty, "\(problems.prefix(10).joined(separator: "\n"))")
+        }
+    }
+
     @Test func aRecordThatBreaksTheSchemaIsCaught() throws {
         let good =
             #"{"index":0,"url":"http://a/","status":200,"ok":true,"attempts":1,"bytes":2,"time_ms":1.5,"total_ms":1.5,"content_type":null,"body":{},"error":null}"#

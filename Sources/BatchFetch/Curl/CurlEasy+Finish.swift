@@ -32,12 +32,19 @@ extension CurlEasy {
             var failure = FetchError(
                 kind: error.kind, message: error.message, status: status >= 200 ? status : nil, snippet: error.snippet)
             failure.timedOutConnecting = error.timedOutConnecting
+            let resumable = (error.kind == .timeout || error.kind == .transport) && (status == 200 || status == 206)
+            let body = resumable || self.receiver.pointee.wire != nil ? self.receiver.pointee.takeBody() : Data()
+            if let details, self.receiver.pointee.wire != nil {
+                // A response cut short is archived as far as it came; a redirect not followed whole.
+                self.keepExchanges(
+                    in: details, lastBody: body,
+                    truncated: code == CURLE_OK ? nil : Exchange.truncation(for: error.kind))
+            }
             // Only a 200 (or a resumed 206) that broke off has bytes worth keeping: a failed
             // connect has no headers to parse.
-            if (error.kind == .timeout || error.kind == .transport) && (status == 200 || status == 206) {
+            if resumable {
                 self.keepResumePoint(
-                    status: status, headers: HTTPHeaders(raw: Array(self.receiver.pointee.headers.buffer)),
-                    body: self.receiver.pointee.takeBody())
+                    status: status, headers: HTTPHeaders(raw: Array(self.receiver.pointee.headers.buffer)), body: body)
             } else {
                 self.transfer?.resume = nil
             }
@@ -68,7 +75,18 @@ extension CurlEasy {
         } catch {
             return (.failure(FetchError(kind: error.kind, message: error.message, status: status)), nil, connects)
         }
-        let body = self.receiver.pointee.takeBody()
+        var body = self.receiver.pointee.takeBody()
+        if let details, self.receiver.pointee.wire != nil {
+            self.keepExchanges(in: details, lastBody: body, truncated: nil)
+            switch ContentDecoding.decode(
+                body, field: headers["content-encoding"], limit: self.configuration.effectiveMaxBodyBytes)
+            {
+            case .success(let decoded): body = decoded
+            case .failure(let error):
+                self.transfer?.resume = nil
+                return (.failure(FetchError(kind: error.kind, message: error.message, status: status)), nil, connects)
+            }
+        }
         if self.receiver.pointee.resumeAccepted, status == 206 {
             // The rest of a download an earlier attempt began: the record is the whole entity's.
             status = self.transfer?.resume?.status ?? 200
@@ -87,6 +105,23 @@ extension CurlEasy {
             newConnections: connects
         )
         return (.success(response), retryAfter, connects)
+    }
+
+    /// Adds the attempt's exchanges to `details`: the hops before (redirects followed) and the last
+    /// one, with `lastBody` as received, when its response began.
+    private func keepExchanges(in details: TransferDetails, lastBody: Data, truncated: Exchange.Truncation?) {
+        guard let wire = self.receiver.pointee.wire else {
+            return
+        }
+        details.exchanges += wire.hops
+        guard wire.hasResponse else {
+            return
+        }
+        // A resumed download's earlier bytes came in an attempt archived before.
+        let from = self.receiver.pointee.resumedFrom
+        let body = from > 0 && from <= lastBody.count ? Data(lastBody.dropFirst(from)) : lastBody
+        let url = self.follower?.current.url ?? self.transfer?.request.url ?? ""
+        details.exchanges.append(wire.exchange(url: url, body: body, handle: self.rawHandle, truncated: truncated))
     }
 
     /// Why the attempt failed with `code`: what this handle's receiver saw first (a body over the

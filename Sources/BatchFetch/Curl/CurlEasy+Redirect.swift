@@ -10,7 +10,8 @@ extension CurlEasy {
         var libcurlFollows = false
         self.follower = nil
         if case .follow(let max) = self.configuration.redirects {
-            if RedirectFollower.isNeeded(for: request) {
+            // An archive keeps every hop's exchange, which libcurl's own following would hide.
+            if RedirectFollower.isNeeded(for: request) || self.configuration.capturesExchanges {
                 self.follower = RedirectFollower(request, maxRedirects: Swift.max(0, max))
             } else {
                 libcurlFollows = true
@@ -38,6 +39,7 @@ extension CurlEasy {
         let location =
             ccurl_easy_getinfo_string(h, CURLINFO_REDIRECT_URL, &text) == CURLE_OK
             ? text.map { String(cString: $0) } : nil
+        let hopURL = follower.current.url
         switch follower.next(status: status, location: location) {
         case .done:
             return false
@@ -56,6 +58,12 @@ extension CurlEasy {
             _ = ccurl_easy_getinfo_long(h, CURLINFO_NUM_CONNECTS, &connects)
             // Read before the next hop starts: libcurl keeps a finished hop's facts until then.
             let timings = self.timings(queued: .zero)
+            if self.receiver.pointee.wire != nil {
+                let body = self.receiver.pointee.takeBody()
+                if let hop = self.receiver.pointee.wire?.exchange(url: hopURL, body: body, handle: h, truncated: nil) {
+                    self.receiver.pointee.wire?.hops.append(hop)
+                }
+            }
             self.receiver.pointee.trail?.followed(to: follower.current.url)
             self.receiver.pointee.resetForHop()
             self.upload.pointee.close()

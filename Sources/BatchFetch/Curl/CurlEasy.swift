@@ -72,9 +72,11 @@ final class CurlEasy {
         self.receiver.initialize(
             to: CurlReceiver(
                 handle: handle, maxBodyBytes: configuration.effectiveMaxBodyBytes,
-                keepsBody: configuration.keepsBodies || configuration.cache != nil,
+                keepsBody: configuration.keepsBodies || configuration.cache != nil
+                    || configuration.capturesExchanges,
                 spool: configuration.spoolFolder.map { BodySpool(folder: $0) },
-                trail: ResponseTrail(configuration.details)))
+                trail: ResponseTrail(configuration.details),
+                wire: configuration.capturesExchanges ? WireCapture() : nil))
         self.upload = .allocate(capacity: 1)
         self.upload.initialize(to: CurlUpload())
         self.setStaticOptions()
@@ -153,6 +155,15 @@ final class CurlEasy {
         // `User-Agent`, is one of the default fields (see `Engine.Configuration.fieldsSent`).
         if let encoding = c.acceptEncoding {
             _ = ccurl_easy_setopt_string(h, CURLOPT_ACCEPT_ENCODING, encoding)
+        }
+        if c.capturesExchanges {
+            // An archive keeps the body as sent, so libcurl leaves it coded and `finish` decodes
+            // the response's copy; the request as sent reaches only the debug callback, which
+            // libcurl calls in verbose mode.
+            _ = ccurl_easy_setopt_long(h, CURLOPT_HTTP_CONTENT_DECODING, 0)
+            _ = ccurl_easy_setopt_long(h, CURLOPT_VERBOSE, 1)
+            _ = ccurl_easy_setopt_debug_callback(h, curlDebug)
+            _ = ccurl_easy_setopt_pointer(h, CURLOPT_DEBUGDATA, receiver)
         }
         if c.proxy == "" || c.proxy == nil && !CurlGlobal.environmentNamesAProxy {
             // "No proxy", said once: otherwise libcurl looks up five environment variables for

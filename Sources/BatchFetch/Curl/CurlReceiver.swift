@@ -32,6 +32,9 @@ struct CurlReceiver {
     private(set) var spool: BodySpool?
     /// What each response's status line says, when the engine gathers ``TransferDetails``.
     var trail: ResponseTrail?
+    /// The request and response heads as they went over the wire, when the engine gathers
+    /// ``Exchange``s.
+    var wire: WireCapture?
     private let handle: UnsafeMutableRawPointer
     /// Bytes a retry continues from (``ResumePoint``), already in ``body``; 0 = none.
     private(set) var resumedFrom = 0
@@ -42,9 +45,10 @@ struct CurlReceiver {
 
     init(
         handle: UnsafeMutableRawPointer, maxBodyBytes: Int, keepsBody: Bool = true, spool: BodySpool? = nil,
-        trail: ResponseTrail? = nil
+        trail: ResponseTrail? = nil, wire: WireCapture? = nil
     ) {
         self.handle = handle
+        self.wire = wire
         self.maxBodyBytes = maxBodyBytes
         self.keepsBody = keepsBody
         self.spool = spool
@@ -61,9 +65,15 @@ struct CurlReceiver {
         {
             self.headers.removeAll()
             self.trail?.statusLine(bytes, count: count, handle: self.handle)
+            if self.wire?.received(line, count: count, isStatusLine: true) == false {
+                self.outOfMemory = true
+                return 0
+            }
             return count
         }
-        guard self.headers.append(line, count: count) else {
+        guard self.headers.append(line, count: count),
+            self.wire?.received(line, count: count, isStatusLine: false) != false
+        else {
             self.outOfMemory = true
             return 0
         }
@@ -166,6 +176,7 @@ struct CurlReceiver {
     mutating func reset() {
         self.resetForHop()
         self.trail?.reset()
+        self.wire?.reset()
     }
 
     /// Ready for a redirect's next hop (``RedirectFollower``): what the redirect's response sent is
@@ -181,10 +192,12 @@ struct CurlReceiver {
         self.resumedFrom = 0
         self.resumeAccepted = false
         self.resumeRefused = false
+        self.wire?.resetForHop()
     }
 
     /// Frees all memory; the receiver is empty afterwards.
     mutating func deallocate() {
+        self.wire?.deallocate()
         self.headers.deallocate()
         self.body.deallocate()
         self.spool?.deallocate()

@@ -235,12 +235,17 @@ extension Engine.Configuration {
         if !self.userAgent.isEmpty {
             fields.append(HeaderField(name: "User-Agent", value: self.userAgent))
         }
-        if let encoding = self.acceptEncoding, let value = encoding.isEmpty ? CurlGlobal.allContentEncodings : encoding
+        if let encoding = self.acceptEncoding,
+            let value = encoding.isEmpty
+                ? (self.capturesExchanges ? ContentDecoding.accepted : CurlGlobal.allContentEncodings) : encoding
         {
             fields.append(HeaderField(name: "Accept-Encoding", value: value))
         }
         return fields.overridden(by: self.headers)
     }
+
+    /// Whether results carry their ``Exchange``s (``TransferDetails/Kinds/exchanges``).
+    var capturesExchanges: Bool { self.details.contains(.exchanges) }
 
     /// The engine's header fields as the cache judges requests by them: ``headers``, and a
     /// `Cookie` field when the engine sends cookies, which no request's fields show. A request

@@ -88,7 +88,7 @@ extension FetchCommand {
     /// exit status.
     func finish(
         _ run: CommandRun<HTTPCacheStatistics?>, source: FetchInput, tally: FetchTally, sink: FileHandleOutput,
-        kept: (records: KeptRecords, replaced: Bool)?, elapsed: Double
+        kept: (records: KeptRecords, replaced: Bool)?, elapsed: Double, archiveFailed: Bool = false
     ) throws {
         let summary = tally.snapshot
         var finished = !run.interrupted && sink.failure == nil
@@ -122,7 +122,8 @@ extension FetchCommand {
         ending.usage = source.readFailure.value.map { "\($0); the records of the lines before are written" }
         // Kept failures count as a whole run would have counted them; a file not replaced failed.
         ending.someFailed =
-            summary.failures > 0 || !statsWritten || (kept.map { $0.records.failures > 0 || !$0.replaced } ?? false)
+            summary.failures > 0 || !statsWritten || archiveFailed
+            || (kept.map { $0.records.failures > 0 || !$0.replaced } ?? false)
         try ending.finish()
     }
 }

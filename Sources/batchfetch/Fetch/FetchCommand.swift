@@ -68,7 +68,7 @@ struct FetchCommand: AsyncParsableCommand {
     @Option(
         name: [.customLong("fields"), .customLong("include")],
         help: ArgumentHelp(
-            "Add response facts to each record: headers, redirects, timings, remote, tls, attempts, or all.",
+            "Add response facts to each record: headers, redirects, timings, remote, tls, attempts, robots, warc, or all.",
             valueName: "LIST"),
         transform: RecordFields.init(parsing:))
     var fields: [RecordFields] = []
@@ -119,6 +119,8 @@ struct FetchCommand: AsyncParsableCommand {
 
     @OptionGroup var robots: RobotsOptions
 
+    @OptionGroup var archiving: WARCOptions
+
     func validate() throws {
         do throws(FetchError) {
             _ = try StatusPolicy(parsing: self.status)
@@ -155,6 +157,16 @@ struct FetchCommand: AsyncParsableCommand {
             throw ValidationError(
                 "--skip-existing needs --save-dir and file names known before fetching (no {sha256})")
         }
+        if self.archiving.warc == nil && self.recordFields.contains(.warc) {
+            throw ValidationError("--fields warc needs --warc FILE")
+        }
+        if self.archiving.warc != nil && self.saveDir != nil {
+            throw ValidationError(
+                "--warc keeps the bodies in the archive and --save-dir in files; not both in one run yet")
+        }
+        if self.archiving.warc != nil && self.resume {
+            throw ValidationError("--resume cannot continue a WARC file yet: run it without --warc, or afresh")
+        }
     }
 
     func headerFields() throws(FetchError) -> [HeaderField] {
@@ -190,6 +202,9 @@ struct FetchCommand: AsyncParsableCommand {
         // Records without bodies need only their size: libcurl's bytes are counted, not copied.
         configuration.keepsBodies = self.body != .none || self.contentPath != nil
         configuration.details = self.recordFields.engineDetails
+        if self.archiving.warc != nil {
+            configuration.details.insert(.exchanges)
+        }
         // A signal ends the batch with every response that arrived written (issue 51).
         configuration.yieldsAnsweredOnCancel = true
         self.robots.apply(robots, to: &configuration, userAgentGiven: self.userAgent != nil)
@@ -209,10 +224,13 @@ struct FetchCommand: AsyncParsableCommand {
         let replacing = !kept.lines.isEmpty
         let sink = try FileHandleOutput.opening(replacing ? self.output.map(Self.resumingPath) : self.output)
         self.write(sidecar)
+        let archive = try self.archiving.archive(
+            userAgent: configuration.userAgent, robots: robots.map { "\($0.mode)" }
+        ).map(RunArchive.init)
         let writer = RecordWriter(
             bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath,
             cacheField: configuration.cache != nil, files: files,
-            fields: self.recordFields.union(robots?.mode == .report ? .robots : []), robots: robots)
+            fields: self.recordFields.union(robots?.mode == .report ? .robots : []), robots: robots, archive: archive)
         let tally = FetchTally()
         let reporter = Self.progress(of: tally, enabled: self.report.showsProgress)
         let started = Date()
@@ -224,10 +242,14 @@ struct FetchCommand: AsyncParsableCommand {
                 priority: priority, kept: kept)
         }
         sink.flush()
+        let archiveFailure = archive?.close()
+        if let archiveFailure {
+            FileHandleOutput.standardError.write(archiveFailure + "\n")
+        }
         let replaced = replacing && self.replaceOutput(kept: kept, sink: sink)
         try self.finish(
             run, source: source, tally: tally, sink: sink, kept: replacing ? (kept, replaced) : nil,
-            elapsed: Date().timeIntervalSince(started))
+            elapsed: Date().timeIntervalSince(started), archiveFailed: archiveFailure != nil)
     }
 
     /// What the run reads and writes, checked before the first request.

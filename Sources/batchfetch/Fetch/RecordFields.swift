@@ -21,15 +21,17 @@ struct RecordFields: OptionSet {
     static let attempts = RecordFields(rawValue: 1 << 5)
     /// `"robots"`: robots.txt's verdict, `{"allowed":…,"rule":…}` (`null` without `--robots`).
     static let robots = RecordFields(rawValue: 1 << 6)
+    /// `"warc"`: where `--warc` put the final response, `{"file","offset","length","record_id"}`.
+    static let warc = RecordFields(rawValue: 1 << 7)
 
     /// The names `--fields` takes, in record order.
     static let names: [(name: String, field: RecordFields)] = [
         ("headers", .headers), ("redirects", .redirects), ("timings", .timings), ("remote", .remote),
-        ("tls", .tls), ("attempts", .attempts), ("robots", .robots),
+        ("tls", .tls), ("attempts", .attempts), ("robots", .robots), ("warc", .warc),
     ]
 
-    /// Every field.
-    static let all = RecordFields(names.map(\.field))
+    /// Every field but `warc`, which names an archive only `--warc` writes.
+    static let all = RecordFields(names.map(\.field)).subtracting(.warc)
 
     /// A comma-separated list of names, or `all`. - Throws: `ValidationError` naming what is unknown.
     init(parsing list: String) throws {

@@ -1,4 +1,5 @@
 import BatchFetch
+import BatchFetchWARC
 import Foundation
 
 /// The response facts `--fields` asks for, at the end of a record (``RecordFields``).
@@ -8,7 +9,7 @@ import Foundation
 /// attempts (`[]`) of its own, as its `attempts` is 0 and its `total_ms` null. So does a record
 /// the cache answered; a record with nothing sent has only `null` and `[]`.
 extension RecordWriter {
-    mutating func details(of result: FetchResult) {
+    mutating func details(of result: FetchResult, warc location: WARCArchive.Location?) {
         let details = result.details
         let response = result.response
         if self.fields.contains(.headers) {
@@ -58,6 +59,26 @@ extension RecordWriter {
         if self.fields.contains(.robots) {
             self.robotsVerdict(of: result.request.url)
         }
+        if self.fields.contains(.warc) {
+            self.json.raw(",\"warc\":")
+            self.warcLocation(location)
+        }
+    }
+
+    private mutating func warcLocation(_ location: WARCArchive.Location?) {
+        guard let location else {
+            self.json.raw("null")
+            return
+        }
+        self.json.raw("{\"file\":")
+        self.json.string(location.file)
+        self.json.raw(",\"offset\":")
+        self.json.int(Int(location.offset))
+        self.json.raw(",\"length\":")
+        self.json.int(Int(location.length))
+        self.json.raw(",\"record_id\":")
+        self.json.string(location.recordID)
+        self.json.byte(UInt8(ascii: "}"))
     }
 
     /// Per phase, not libcurl's running totals: dns + connect + tls + first byte + download = total.

@@ -38,6 +38,8 @@ struct RecordWriter {
     let files: BodyFileStore?
     /// robots.txt's verdicts (`--robots`), for the `robots` field and `robots…` errors' details.
     let robots: RobotsPolicy?
+    /// Where `--warc` keeps each result's exchanges, written as its record closes.
+    let archive: RunArchive?
     /// The records formatted so far, except the large bodies in ``splices``.
     var json = JSONBytes()
 
@@ -55,10 +57,11 @@ struct RecordWriter {
     init(
         bodyMode: BodyMode = .auto, status: StatusPolicy = .successful, contentPath: String? = nil,
         cacheField: Bool = false, files: BodyFileStore? = nil, fields: RecordFields = [],
-        robots: RobotsPolicy? = nil
+        robots: RobotsPolicy? = nil, archive: RunArchive? = nil
     ) {
         self.files = files
         self.robots = robots
+        self.archive = archive
         self.fields = fields
         self.bodyMode = bodyMode
         self.status = status
@@ -147,14 +150,16 @@ struct RecordWriter {
         return nil
     }
 
-    /// Closes the record, with its `cache` field and its response facts when asked for.
+    /// Closes the record, with its `cache` field and its response facts when asked for; archives
+    /// its exchanges first, with `--warc`, so that the record can say where they went.
     private mutating func end(_ result: FetchResult) {
+        let location = self.archive?.archive(result)
         if self.cacheField {
             self.json.raw(",\"cache\":")
             self.json.string((result.cache ?? .miss).rawValue)
         }
         if !self.fields.isEmpty {
-            self.details(of: result)
+            self.details(of: result, warc: location)
         }
         self.json.raw("}\n")
     }

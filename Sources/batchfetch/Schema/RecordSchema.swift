@@ -145,6 +145,18 @@ enum RecordSchema: String, CaseIterable {
                 "rule": {"description": "The deciding rule as written; null when none matched.", "type": ["string", "null"]}
               },
               "additionalProperties": false
+            },
+            "warc": {
+              "description": "--fields warc: where --warc put the final response record; null when nothing was archived (no response, or another record's transfer answered).",
+              "type": ["object", "null"],
+              "required": ["file", "offset", "length", "record_id"],
+              "properties": {
+                "file": {"type": "string"},
+                "offset": {"type": "integer", "minimum": 0},
+                "length": {"type": "integer", "minimum": 1},
+                "record_id": {"type": "string"}
+              },
+              "additionalProperties": false
             }
           },
           "additionalProperties": false,

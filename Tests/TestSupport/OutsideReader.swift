@@ -2,53 +2,53 @@ import Foundation
 
 /// scripts/warc-check, the outside readers (warcio, cdxj-indexer, surt) in a venv, run from the
 /// tests: what they saw in a WARC file, decoded from the script's JSON.
-enum OutsideReader {
+package enum OutsideReader {
     /// One file as warcio, Python's zlib and cdxj-indexer saw it (scripts/warc.d/check.py).
-    struct Report: Decodable {
-        struct Member: Decodable {
-            let offset: Int64
-            let length: Int64
-            let data: String
+    package struct Report: Decodable {
+        package struct Member: Decodable {
+            package let offset: Int64
+            package let length: Int64
+            package let data: String
         }
 
-        struct Record: Decodable {
-            let offset: Int64
-            let length: Int64
-            let type: String
-            let id: String
-            let headers: [[String]]
-            let http_status: String?
-            let http_headers: [[String]]?
-            let raw_payload: String
-            let payload: String?
+        package struct Record: Decodable {
+            package let offset: Int64
+            package let length: Int64
+            package let type: String
+            package let id: String
+            package let headers: [[String]]
+            package let http_status: String?
+            package let http_headers: [[String]]?
+            package let raw_payload: String
+            package let payload: String?
         }
 
-        struct Check: Decodable {
-            let status: Int32
-            let output: String
+        package struct Check: Decodable {
+            package let status: Int32
+            package let output: String
         }
 
-        let members: [Member]
-        let partial_tail: Int
-        let records: [Record]
-        let iterator_error: String?
-        let check: Check
-        let cdxj: [String]
+        package let members: [Member]
+        package let partial_tail: Int
+        package let records: [Record]
+        package let iterator_error: String?
+        package let check: Check
+        package let cdxj: [String]
     }
 
     /// Why the readers could not run: pip could not install them (the script said SKIPPED).
-    struct Unavailable: Error, CustomStringConvertible {
-        let description: String
+    package struct Unavailable: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// The script failed: a test that needed it fails.
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// The readers' report on `path`, or `nil` (said on standard output) when pip could not install
     /// them; any other failure throws.
-    static func report(_ path: String) throws -> Report? {
+    package static func report(_ path: String) throws -> Report? {
         do {
             return try self.check(path)
         } catch let skipped as Unavailable {
@@ -57,17 +57,17 @@ enum OutsideReader {
         }
     }
 
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    package static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// The readers' report on `path`.
-    static func check(_ path: String) throws -> Report {
+    package static func check(_ path: String) throws -> Report {
         let output = try self.run(["check", path], input: nil)
         return try JSONDecoder().decode(Report.self, from: Data(output.utf8))
     }
 
     /// The `surt` package's keys for `urls`.
-    static func surt(_ urls: [String]) throws -> [String] {
+    package static func surt(_ urls: [String]) throws -> [String] {
         let output = try self.run(["surt"], input: urls.joined(separator: "\n") + "\n")
         return output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
     }
@@ -98,7 +98,7 @@ enum OutsideReader {
 }
 
 extension Array where Element == UInt8 {
-    init(base64: String) {
+    package init(base64: String) {
         self = Data(base64Encoded: base64).map { Array($0) } ?? []
     }
 }
