@@ -13,11 +13,14 @@ public struct CocktailDBClient: Sendable {
     public let engine: Engine
     /// Where the API lives.
     public let api: CocktailDB
+    /// Sees every result a crawl receives, in the crawl's task, e.g. to archive its exchanges.
+    public let observer: (@Sendable (FetchResult) -> Void)?
 
     /// Creates a client.
-    public init(engine: Engine, api: CocktailDB) {
+    public init(engine: Engine, api: CocktailDB, observer: (@Sendable (FetchResult) -> Void)? = nil) {
         self.engine = engine
         self.api = api
+        self.observer = observer
     }
 
     /// Every category, in the API's order.
@@ -183,6 +186,8 @@ public struct CocktailDBClient: Sendable {
 
     private func response(_ endpoint: Endpoint) async throws(FetchError) -> Response {
         let request = try self.api.request(endpoint)
-        return try await self.engine.fetch(request).outcome.get()
+        let result = await self.engine.fetch(request)
+        self.observer?(result)
+        return try result.outcome.get()
     }
 }

@@ -32,7 +32,9 @@ public struct Crawler: Sendable {
         progress: CrawlProgress? = nil,
         emit: (FacetResult) async throws -> Void
     ) async throws -> CrawlSummary {
-        var run = CrawlRun(options: options, api: self.client.api, engine: self.client.engine, progress: progress)
+        var run = CrawlRun(
+            options: options, api: self.client.api, engine: self.client.engine, progress: progress,
+            observer: self.client.observer)
         do {
             let values = try await run.listValues()
             try Task.checkCancellation()
@@ -74,11 +76,16 @@ struct CrawlRun {
     let engine: Engine
     let progress: CrawlProgress?
     var summary = CrawlSummary()
+    let observer: (@Sendable (FetchResult) -> Void)?
 
-    init(options: CrawlOptions, api: CocktailDB, engine: Engine, progress: CrawlProgress?) {
+    init(
+        options: CrawlOptions, api: CocktailDB, engine: Engine, progress: CrawlProgress?,
+        observer: (@Sendable (FetchResult) -> Void)? = nil
+    ) {
         self.options = options
         self.api = api
         self.engine = engine
+        self.observer = observer
         self.progress = progress
     }
 
@@ -243,6 +250,7 @@ struct CrawlRun {
     }
 
     private mutating func account(_ result: FetchResult) {
+        self.observer?(result)
         // A result another request's transfer answered sent nothing of its own.
         self.summary.requests += result.sharedWith == nil ? max(1, result.attempts) : 0
         self.summary.retries += max(0, result.attempts - 1)

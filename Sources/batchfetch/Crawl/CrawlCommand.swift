@@ -61,9 +61,14 @@ struct CrawlCommand: AsyncParsableCommand {
 
     @OptionGroup var robots: RobotsOptions
 
+    @OptionGroup var archiving: WARCOptions
+
     func validate() throws {
         if self.resume && self.output == nil {
             throw ValidationError("--resume needs -o FILE")
+        }
+        if self.resume && self.archiving.warc != nil {
+            throw ValidationError("--resume cannot continue a WARC file yet: run it without --warc, or afresh")
         }
         if self.thumbnails == nil && self.thumbnailSize != .full {
             throw ValidationError("--thumbnail-size needs --thumbnails DIR")
@@ -101,13 +106,22 @@ struct CrawlCommand: AsyncParsableCommand {
         let started = Date()
         let configuration = self.configuration(for: api)
         let priority = self.writing.priority
+        let archive = try self.archiving.archive(
+            userAgent: configuration.userAgent,
+            robots: (configuration.originPolicy as? RobotsPolicy).map { "\($0.mode)" })
         let run = await CommandRun(progress: reporter) {
             try await Self.crawl(
                 api, options, configuration: configuration, writer: writer, progress: progress,
-                priority: priority)
+                priority: priority, archive: archive)
         }
         writer.finish()
-        try self.finish(run, elapsed: Date().timeIntervalSince(started), configuration: configuration)
+        let archiveFailure = archive?.close()
+        if let archiveFailure {
+            FileHandleOutput.standardError.write(archiveFailure + "\n")
+        }
+        try self.finish(
+            run, elapsed: Date().timeIntervalSince(started), configuration: configuration,
+            archiveFailed: archiveFailure != nil)
     }
 
     /// What `--resume` keeps of the output file: nothing without it.
@@ -149,21 +163,28 @@ struct CrawlCommand: AsyncParsableCommand {
         // every image that arrived (issue 51).
         configuration.yieldsAnsweredOnCancel = true
         self.robots.apply(self.robots.policy(cache: self.cache), to: &configuration, userAgentGiven: false)
+        if self.archiving.warc != nil {
+            configuration.details.insert(.exchanges)
+        }
         return configuration
     }
 
     /// Crawls on an engine of its own, writing each facet as it completes, then the thumbnails.
     private static func crawl(
         _ api: CocktailDB, _ options: CrawlOptions, configuration: Engine.Configuration, writer: CrawlWriter,
-        progress: CrawlProgress, priority: WriterPriority
+        progress: CrawlProgress, priority: WriterPriority, archive: RunArchive?
     ) async throws -> (CrawlSummary, HTTPCacheStatistics?, ThumbnailPlan.Outcome?) {
         try await withEngine(configuration: configuration) { engine in
-            let crawler = Crawler(client: CocktailDBClient(engine: engine, api: api))
+            var observer: (@Sendable (FetchResult) -> Void)?
+            if let archive {
+                observer = { result in _ = archive.archive(result) }
+            }
+            let crawler = Crawler(client: CocktailDBClient(engine: engine, api: api, observer: observer))
             let summary = try await crawler.crawl(options, progress: progress) { result in
                 priority.apply()
                 writer.write(result)
             }
-            let images = try await writer.thumbnails?.download(with: engine)
+            let images = try await writer.thumbnails?.download(with: engine, observer: observer)
             // Shut down here so the cache's counts include its final writes.
             await engine.shutdown()
             return (summary, engine.cacheStatistics, images)
@@ -173,7 +194,7 @@ struct CrawlCommand: AsyncParsableCommand {
     /// Writes the summaries and the `--stats` file, and ends the run with its exit status.
     private func finish(
         _ run: CommandRun<(CrawlSummary, HTTPCacheStatistics?, ThumbnailPlan.Outcome?)>, elapsed: Double,
-        configuration: Engine.Configuration
+        configuration: Engine.Configuration, archiveFailed: Bool
     ) throws {
         var ending = RunEnding()
         ending.signal = run.signal
@@ -208,6 +229,7 @@ struct CrawlCommand: AsyncParsableCommand {
         case .failure(let error):
             ending.failure = "crawl failed: \((error as? FetchError)?.description ?? "\(error)")"
         }
+        ending.someFailed = ending.someFailed || archiveFailed
         try ending.finish()
     }
 

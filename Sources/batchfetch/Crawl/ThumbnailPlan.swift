@@ -65,8 +65,10 @@ struct ThumbnailPlan {
         var failures: [(url: String, error: FetchError)] = []
     }
 
-    /// Fetches every noted image not yet saved and saves it.
-    func download(with engine: Engine) async throws(FetchError) -> Outcome {
+    /// Fetches every noted image not yet saved and saves it; `observer` sees each result.
+    func download(
+        with engine: Engine, observer: (@Sendable (FetchResult) -> Void)? = nil
+    ) async throws(FetchError) -> Outcome {
         let store = try BodyFileStore(directory: self.directory)
         var outcome = Outcome()
         var wanted: [String] = []
@@ -79,6 +81,7 @@ struct ThumbnailPlan {
         }
         let requests = wanted.map { Request(self.source(for: $0)) }
         for await result in engine.results(for: requests) {
+            observer?(result)
             if result.error?.kind == .interrupted {
                 continue  // the run stopped before it arrived: not saved, and not a failure (a re-run fetches it)
             }

@@ -3,6 +3,7 @@ import BatchFetch
 import BatchFetchMerge
 import BatchFetchWARC
 import Foundation
+import Synchronization
 
 extension WARCDigest: ExpressibleByArgument {}
 
@@ -48,7 +49,7 @@ struct WARCOptions: ParsableArguments {
 
     /// The archive these flags ask for, its warcinfo naming the run; `nil` without `--warc`.
     /// - Throws: ``ExitCode/usage`` when the file cannot be made (it exists, or its folder does not).
-    func archive(userAgent: String, robots: String?) throws -> WARCArchive? {
+    func archive(userAgent: String, robots: String?) throws -> RunArchive? {
         guard let path = self.warc else {
             return nil
         }
@@ -62,9 +63,10 @@ struct WARCOptions: ParsableArguments {
             fields.append(WARCField("hostname", host))
         }
         do throws(WARCError) {
-            return try WARCArchive(
-                path: path, digest: self.warcDigest, software: "batchfetch/\(BatchFetch.version)", fields: fields,
-                indexPath: self.indexPath)
+            return RunArchive(
+                try WARCArchive(
+                    path: path, digest: self.warcDigest, software: "batchfetch/\(BatchFetch.version)", fields: fields,
+                    indexPath: self.indexPath))
         } catch {
             FileHandleOutput.standardError.write("batchfetch: --warc: \(error)\n")
             throw ExitCode.usage
@@ -73,46 +75,55 @@ struct WARCOptions: ParsableArguments {
 }
 
 /// The WARC a run writes, and the first error that stopped it: records go on being written, the
-/// run ends with status 1 and says how far the archive got.
-final class RunArchive: @unchecked Sendable {
-    let archive: WARCArchive
-    /// Set by the record writer's thread; read after the run.
-    private(set) var failure: WARCError?
-    private(set) var archivedResults = 0
+/// run ends with status 1 and says how far the archive got. `fetch` archives from its record
+/// writer; `crawl` from its tasks, hence the lock (uncontended in `fetch`).
+final class RunArchive: Sendable {
+    private struct State {
+        let archive: WARCArchive
+        var failure: WARCError?
+        var archivedResults = 0
+    }
 
-    init(_ archive: WARCArchive) {
-        self.archive = archive
+    private let state: Mutex<State>
+
+    init(_ archive: sending WARCArchive) {
+        self.state = Mutex(State(archive: archive))
     }
 
     /// Archives `result`'s exchanges. - Returns: where its last response went, `nil` when it had
     /// none or the archive has failed.
     func archive(_ result: FetchResult) -> WARCArchive.Location? {
-        guard self.failure == nil, result.sharedWith == nil, let exchanges = result.details?.exchanges,
-            !exchanges.isEmpty
-        else {
+        guard result.sharedWith == nil, let exchanges = result.details?.exchanges, !exchanges.isEmpty else {
             return nil
         }
-        do throws(WARCError) {
-            let location = try self.archive.archive(exchanges)
-            self.archivedResults += 1
-            return location
-        } catch {
-            self.failure = error
-            return nil
+        return self.state.withLock { state in
+            guard state.failure == nil else {
+                return nil
+            }
+            do throws(WARCError) {
+                let location = try state.archive.archive(exchanges)
+                state.archivedResults += 1
+                return location
+            } catch {
+                state.failure = error
+                return nil
+            }
         }
     }
 
     /// Closes the file and writes its index. - Returns: the line for standard error when the
     /// archive failed, `nil` when it is whole.
     func close() -> String? {
-        do throws(WARCError) {
-            try self.archive.close()
-        } catch {
-            self.failure = self.failure ?? error
+        self.state.withLock { state in
+            do throws(WARCError) {
+                try state.archive.close()
+            } catch {
+                state.failure = state.failure ?? error
+            }
+            guard let failure = state.failure else {
+                return nil
+            }
+            return "batchfetch: --warc: \(failure); the exchanges of \(state.archivedResults) results were archived before it"
         }
-        guard let failure = self.failure else {
-            return nil
-        }
-        return "batchfetch: --warc: \(failure); the records of \(self.archivedResults) results were archived before it"
     }
 }
