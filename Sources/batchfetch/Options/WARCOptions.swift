@@ -123,7 +123,8 @@ final class RunArchive: Sendable {
             guard let failure = state.failure else {
                 return nil
             }
-            return "batchfetch: --warc: \(failure); the exchanges of \(state.archivedResults) results were archived before it"
+            return
+                "batchfetch: --warc: \(failure); the exchanges of \(state.archivedResults) results were archived before it"
         }
     }
 }
