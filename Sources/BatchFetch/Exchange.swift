@@ -41,11 +41,15 @@ public struct Exchange: Sendable {
     public var httpVersion: HTTPVersion
     /// Why ``body`` is incomplete, when it is.
     public var truncated: Truncation?
+    /// The TLS version the response came over, as OpenSSL names it (`TLSv1.3`); `nil` over plain
+    /// HTTP or when not gathered (``TransferDetails/Kinds/tls``).
+    public var tlsVersion: String?
 
     /// Creates an exchange (the engine does this; public for tests and custom transports).
     public init(
         url: String, date: Date, requestHead: Data, requestBody: Data = Data(), responseHead: Data, body: Data,
-        address: String? = nil, httpVersion: HTTPVersion = .http1_1, truncated: Truncation? = nil
+        address: String? = nil, httpVersion: HTTPVersion = .http1_1, truncated: Truncation? = nil,
+        tlsVersion: String? = nil
     ) {
         self.url = url
         self.date = date
@@ -56,6 +60,7 @@ public struct Exchange: Sendable {
         self.address = address
         self.httpVersion = httpVersion
         self.truncated = truncated
+        self.tlsVersion = tlsVersion
     }
 
     /// The truncation a failure of `kind` means for a body that had started.

@@ -72,8 +72,13 @@ public final class WARCArchive {
         case .http3: protocols.append("h3")
         default: break
         }
+        let rewritten = !protocols.isEmpty
+        // `TLSv1.3` as `tls/1.3`, the form the WARC-Protocol proposal and browsertrix-crawler use.
+        if let tls = exchange.tlsVersion, tls.hasPrefix("TLSv") {
+            protocols.append("tls/" + tls.dropFirst(4))
+        }
         let (statusLine, fields) = Self.split(Array(exchange.responseHead))
-        let status = Self.oneOneStatusLine(statusLine, rewriting: !protocols.isEmpty)
+        let status = Self.oneOneStatusLine(statusLine, rewriting: rewritten)
         let response = try Self.record {
             try WARCRecord.response(
                 targetURI: exchange.url, date: date, statusLine: status, headerBytes: fields,

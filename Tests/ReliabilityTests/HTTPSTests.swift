@@ -185,6 +185,49 @@ struct HTTPSTests {
 
     /// h2c: HTTP/2 on cleartext, which only works with prior knowledge (nothing to negotiate with).
     /// Every request has to succeed, also where libcurl cannot reuse h2c connections.
+    /// `--warc` over HTTP/2 (issue 53): each exchange in HTTP/1.1 form, which every reader parses,
+    /// with `WARC-Protocol: h2`, and the TLS version where there is one.
+    @Test func http2ExchangesAreArchivedInHTTP11FormWithTheirProtocol() throws {
+        try self.withServer { server, directory in
+            let tls = directory.path("h2.warc.gz")
+            let overTLS = try Executable.batchfetch().run(
+                [
+                    "fetch", "--http2", "--ca-cert", server.certificates.caFile, "--warc", tls,
+                    "https://127.0.0.1:\(server.good)/drink.json",
+                ], deadline: 60)
+            #expect(overTLS.status == 0, "\(overTLS.stderr)")
+            let cleartext = directory.path("h2c.warc")
+            let h2c = try Executable.batchfetch().run(
+                [
+                    "fetch", "--http2-prior-knowledge", "--warc", cleartext,
+                    "http://127.0.0.1:\(server.cleartextH2)/drink.json",
+                ], deadline: 60)
+            #expect(h2c.status == 0, "\(h2c.stderr)")
+            let served = try Data(contentsOf: URL(fileURLWithPath: directory.path("www/drink.json")))
+            for (path, secure) in [(tls, true), (cleartext, false)] {
+                guard let report = try OutsideReader.report(path) else {
+                    return
+                }
+                #expect(report.check.status == 0, "warcio check: \(report.check.output)")
+                let response = try #require(report.records.first { $0.type == "response" })
+                #expect(response.http_status == "200")
+                #expect([UInt8](base64: response.raw_payload) == [UInt8](served))
+                let protocols = response.headers.filter { $0.first == "WARC-Protocol" }.compactMap(\.last)
+                #expect(protocols.first == "h2", "\(protocols)")
+                #expect(secure ? protocols.last?.hasPrefix("tls/1.") == true : protocols.count == 1, "\(protocols)")
+                let request = try #require(report.records.first { $0.type == "request" })
+                #expect(request.http_headers?.isEmpty == false, "the request head parses in HTTP/1.1 form")
+            }
+            // The stored block itself, as the gzip member holds it.
+            let inflated = try #require(try OutsideReader.report(tls)).members.map {
+                String(decoding: [UInt8](base64: $0.data), as: UTF8.self)
+            }
+            let stored = try #require(inflated.first { $0.contains("WARC-Type: response") })
+            #expect(stored.contains("\r\n\r\nHTTP/1.1 200 OK\r\n"), "\(stored.prefix(600))")
+            #expect(inflated.contains { $0.contains("\r\n\r\nGET /drink.json HTTP/1.1\r\n") })
+        }
+    }
+
     @Test func http2PriorKnowledgeSpeaksH2cOnCleartext() throws {
         try self.withServer { server, directory in
             let urls = (0..<32).map { "http://127.0.0.1:\(server.cleartextH2)/drink.json?i=\($0)" }

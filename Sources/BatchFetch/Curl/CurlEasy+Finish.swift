@@ -121,7 +121,10 @@ extension CurlEasy {
         let from = self.receiver.pointee.resumedFrom
         let body = from > 0 && from <= lastBody.count ? Data(lastBody.dropFirst(from)) : lastBody
         let url = self.follower?.current.url ?? self.transfer?.request.url ?? ""
-        details.exchanges.append(wire.exchange(url: url, body: body, handle: self.rawHandle, truncated: truncated))
+        details.exchanges.append(
+            wire.exchange(
+                url: url, body: body, handle: self.rawHandle, truncated: truncated,
+                tls: self.receiver.pointee.trail?.sessionVersion))
     }
 
     /// Why the attempt failed with `code`: what this handle's receiver saw first (a body over the

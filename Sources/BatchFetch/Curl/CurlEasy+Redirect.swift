@@ -60,7 +60,10 @@ extension CurlEasy {
             let timings = self.timings(queued: .zero)
             if self.receiver.pointee.wire != nil {
                 let body = self.receiver.pointee.takeBody()
-                if let hop = self.receiver.pointee.wire?.exchange(url: hopURL, body: body, handle: h, truncated: nil) {
+                let tls = self.receiver.pointee.trail?.sessionVersion
+                if let hop = self.receiver.pointee.wire?.exchange(
+                    url: hopURL, body: body, handle: h, truncated: nil, tls: tls)
+                {
                     self.receiver.pointee.wire?.hops.append(hop)
                 }
             }

@@ -150,6 +150,11 @@ struct ResponseTrail {
         return String(cString: text)
     }
 
+    /// The TLS version of the last response's session, when it came over TLS and was read.
+    var sessionVersion: String? {
+        self.session.flatMap { $0.version.map { String(cString: $0) } }
+    }
+
     /// Ready for the next transfer (the hops' memory is kept).
     mutating func reset() {
         self.hops.removeAll(keepingCapacity: true)

@@ -52,7 +52,7 @@ struct WireCapture {
 
     /// This hop as an exchange with `body` (as received), read from `handle` where it came from.
     func exchange(
-        url: String, body: Data, handle: UnsafeMutableRawPointer, truncated: Exchange.Truncation?
+        url: String, body: Data, handle: UnsafeMutableRawPointer, truncated: Exchange.Truncation?, tls: String? = nil
     ) -> Exchange {
         var address: String?
         var text: UnsafeMutablePointer<CChar>? = nil
@@ -71,7 +71,7 @@ struct WireCapture {
         return Exchange(
             url: sentURL, date: self.sentAt ?? Date(), requestHead: Data(self.requestHead.buffer),
             requestBody: Data(self.requestBody.buffer), responseHead: Data(self.responseHead.buffer), body: body,
-            address: address, httpVersion: CurlEasy.httpVersion(version), truncated: truncated)
+            address: address, httpVersion: CurlEasy.httpVersion(version), truncated: truncated, tlsVersion: tls)
     }
 
     /// Ready for the next hop; the earlier hops' exchanges are kept.

@@ -164,7 +164,7 @@ struct CrawlCommand: AsyncParsableCommand {
         configuration.yieldsAnsweredOnCancel = true
         self.robots.apply(self.robots.policy(cache: self.cache), to: &configuration, userAgentGiven: false)
         if self.archiving.warc != nil {
-            configuration.details.insert(.exchanges)
+            configuration.details.formUnion([.exchanges, .tls])
         }
         return configuration
     }

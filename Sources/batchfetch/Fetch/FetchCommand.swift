@@ -203,7 +203,7 @@ struct FetchCommand: AsyncParsableCommand {
         configuration.keepsBodies = self.body != .none || self.contentPath != nil
         configuration.details = self.recordFields.engineDetails
         if self.archiving.warc != nil {
-            configuration.details.insert(.exchanges)
+            configuration.details.formUnion([.exchanges, .tls])
         }
         // A signal ends the batch with every response that arrived written (issue 51).
         configuration.yieldsAnsweredOnCancel = true
