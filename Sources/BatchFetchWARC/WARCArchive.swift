@@ -24,35 +24,89 @@ public final class WARCArchive {
         public let recordID: String
     }
 
-    private let writer: WARCWriter
+    private var writer: WARCWriter
     private let digest: WARCDigest
-    private let filename: String
-    private let indexPath: String?
+    private let software: String
+    private let fields: [WARCField]
+    private let indexes: Bool
+    private let maxSize: Int64?
+    /// The file being written's name, and its index lines so far.
+    private var filename: String
     private var indexLines: [String] = []
+    /// The path given, and how many files it has been rotated into so far.
+    private let firstPath: String
+    private var rotations = 0
+    /// Every file closed so far.
+    public private(set) var closedPaths: [String] = []
 
     /// Creates the file at `path` (see ``WARCWriter``) and writes its `warcinfo` record.
     /// - Parameters:
     ///   - software: the warcinfo's `software` (name and version).
     ///   - fields: the warcinfo's further fields (libcurl's version, the options, …).
-    ///   - indexPath: where the CDXJ index goes when the archive closes; `nil` for none.
+    ///   - indexes: whether each file gets a CDXJ index beside it when it closes
+    ///     (``indexPath(for:)``).
+    ///   - maxSize: once a file holds this many bytes, the next exchange starts a new file
+    ///     (``rotatedPath(_:number:)``) with a warcinfo of its own; `nil` for one file.
     /// - Throws: ``WARCError`` when the file cannot be made or the warcinfo cannot be written.
     public init(
-        path: String, digest: WARCDigest = .sha1, software: String, fields: [WARCField] = [],
-        indexPath: String? = nil
+        path: String, digest: WARCDigest = .sha1, software: String, fields: [WARCField] = [], indexes: Bool = false,
+        maxSize: Int64? = nil
     ) throws(WARCError) {
-        self.writer = try WARCWriter(path: path)
+        self.firstPath = path
         self.digest = digest
-        self.filename = (path as NSString).lastPathComponent
-        self.indexPath = indexPath
-        let info = try Self.record {
-            try WARCRecord.warcinfo(
-                date: .now(), filename: self.filename, software: software, fields: fields, digest: digest)
-        }
-        _ = try self.writer.write(info)
+        self.software = software
+        self.fields = fields
+        self.indexes = indexes
+        self.maxSize = maxSize
+        (self.writer, self.filename) = try Self.open(path, digest: digest, software: software, fields: fields)
     }
 
-    /// The file's name once closed.
+    private static func open(
+        _ path: String, digest: WARCDigest, software: String, fields: [WARCField]
+    ) throws(WARCError) -> (WARCWriter, String) {
+        let writer = try WARCWriter(path: path)
+        let filename = (path as NSString).lastPathComponent
+        let info = try Self.record {
+            try WARCRecord.warcinfo(
+                date: .now(), filename: filename, software: software, fields: fields, digest: digest)
+        }
+        _ = try writer.write(info)
+        return (writer, filename)
+    }
+
+    /// The file being written's name once closed.
     public var path: String { self.writer.path }
+
+    /// Where the index of the file at `path` goes: its name without `.warc.gz` or `.warc`, and
+    /// `.cdxj`.
+    public static func indexPath(for path: String) -> String {
+        Self.stem(of: path).stem + ".cdxj"
+    }
+
+    /// The name of the `number`th file after the first: `NAME-00001.warc.gz` for `NAME.warc.gz`.
+    public static func rotatedPath(_ path: String, number: Int) -> String {
+        let (stem, suffix) = Self.stem(of: path)
+        return stem + "-" + String(format: "%05d", number) + suffix
+    }
+
+    private static func stem(of path: String) -> (stem: String, suffix: String) {
+        for suffix in [".warc.gz", ".warc"] where path.hasSuffix(suffix) {
+            return (String(path.dropLast(suffix.count)), suffix)
+        }
+        return (path, "")
+    }
+
+    /// Closes the full file and opens the next, when the size is reached.
+    private func rotateIfFull() throws(WARCError) {
+        guard let maxSize = self.maxSize, self.writer.size >= maxSize else {
+            return
+        }
+        try self.closeFile()
+        self.rotations += 1
+        (self.writer, self.filename) = try Self.open(
+            Self.rotatedPath(self.firstPath, number: self.rotations), digest: self.digest, software: self.software,
+            fields: self.fields)
+    }
 
     /// Writes `exchanges` in order. - Returns: where the last response record went; `nil` when
     /// there were none.
@@ -65,6 +119,7 @@ public final class WARCArchive {
     }
 
     private func archive(_ exchange: Exchange) throws(WARCError) -> Location {
+        try self.rotateIfFull()
         let date = WARCDate(exchange.date)
         var protocols: [String] = []
         switch exchange.httpVersion {
@@ -99,20 +154,30 @@ public final class WARCArchive {
         }
         let placement = try self.writer.write(response)
         _ = try self.writer.write(request)
-        if self.indexPath != nil, let line = CDXJLine(record: response, placement: placement, filename: self.filename) {
+        if self.indexes, let line = CDXJLine(record: response, placement: placement, filename: self.filename) {
             self.indexLines.append(line.text)
         }
         return Location(file: self.filename, offset: placement.offset, length: placement.length, recordID: response.id)
     }
 
-    /// Closes the file (renamed from its `.open` name) and writes the index, when there is one.
+    /// Closes the file (renamed from its `.open` name) and writes its index, when there is one.
     public func close() throws(WARCError) {
-        try self.writer.close()
-        guard let indexPath = self.indexPath else {
+        try self.closeFile()
+    }
+
+    private func closeFile() throws(WARCError) {
+        guard self.closedPaths.last != self.writer.path else {
             return
         }
+        try self.writer.close()
+        self.closedPaths.append(self.writer.path)
+        guard self.indexes else {
+            return
+        }
+        let indexPath = Self.indexPath(for: self.writer.path)
         // Byte order, as pywb's binary search and `LC_ALL=C sort` have it.
         let lines = self.indexLines.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        self.indexLines = []
         let text = lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
         guard FileManager.default.createFile(atPath: indexPath, contents: Data(text.utf8)) else {
             throw WARCError.io("write", indexPath, errno: errno)

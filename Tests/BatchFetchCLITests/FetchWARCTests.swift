@@ -149,12 +149,52 @@ struct FetchWARCTests {
         #expect(report.records.map(\.type) == ["warcinfo"])
     }
 
+    @Test func aFullFileRotatesToTheNextWithItsOwnWarcinfoAndIndex() async throws {
+        let folder = try ScratchDirectory("warc")
+        try await TestHTTPServer.with { server in
+            let urls = (0..<30).map { "\(server.baseURL)/ok?size=2000&i=\($0)" }
+            let output = try await Self.fetch(
+                [
+                    "--warc", folder.path("big.warc.gz"), "--warc-max-size", "10K", "--warc-cdx", "--fields", "warc",
+                    "-c", "1",
+                ]
+                    + urls)
+            #expect(output.status == 0, "\(output.summary)")
+            let names = ["big.warc.gz"] + (1...9).map { "big-0000\($0).warc.gz" }
+            let files = names.filter { FileManager.default.fileExists(atPath: folder.path($0)) }
+            #expect(files.count >= 3 && files == Array(names.prefix(files.count)), "\(files)")
+            var responses: [String: [Int64: String]] = [:]
+            for file in files {
+                guard let report = try OutsideReader.report(folder.path(file)) else {
+                    return
+                }
+                #expect(report.check.status == 0, "\(file): \(report.check.output)")
+                #expect(report.records.first?.type == "warcinfo")
+                #expect(Self.field("WARC-Filename", of: report.records.first?.headers) == file)
+                let own = report.records.filter { $0.type == "response" }
+                responses[file] = Dictionary(uniqueKeysWithValues: own.map { ($0.offset, $0.id) })
+                let index = try String(
+                    contentsOfFile: folder.path(file).replacingOccurrences(of: ".warc.gz", with: ".cdxj"),
+                    encoding: .utf8)
+                #expect(index.split(separator: "\n").count == own.count)
+                #expect(report.members.last.map { $0.offset + $0.length } ?? 0 < 10_000 + 4_000, "rotated once full")
+            }
+            #expect(responses.values.map(\.count).reduce(0, +) == 30)
+            for record in try output.records() {
+                let warc = record["warc"] as? [String: Any]
+                let file = warc?["file"] as? String ?? ""
+                let offset = Int64(warc?["offset"] as? Int ?? -1)
+                #expect(responses[file]?[offset] == warc?["record_id"] as? String)
+            }
+        }
+    }
+
     @Test func usageErrors() async throws {
         let folder = try ScratchDirectory("warc")
         let existing = folder.path("there.warc.gz")
         #expect(FileManager.default.createFile(atPath: existing, contents: Data("x".utf8)))
         let cases: [([String], String)] = [
-            (["--warc-cdx"], "--warc-cdx and --warc-digest need --warc FILE"),
+            (["--warc-cdx"], "--warc-cdx, --warc-digest and --warc-max-size need --warc FILE"),
             (["--fields", "warc"], "--fields warc needs --warc FILE"),
             (["--warc", folder.path("a.warc"), "--save-dir", folder.path("saved")], "not both"),
             (["--warc", existing], "exists"),

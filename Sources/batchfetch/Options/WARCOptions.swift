@@ -21,30 +21,47 @@ struct WARCOptions: ParsableArguments {
     @Option(help: "With --warc: the digests' hash, sha1 (base32, as dedup tools expect) or sha256.")
     var warcDigest: WARCDigest = .sha1
 
-    @Flag(help: "With --warc: also write a CDXJ index (pywb's form) beside FILE, as FILE minus .warc(.gz) + .cdxj.")
+    @Flag(
+        help: "With --warc: also write a CDXJ index (pywb's form) beside each file, as FILE minus .warc(.gz) + .cdxj.")
     var warcCdx = false
+
+    @Option(
+        help: ArgumentHelp(
+            """
+            With --warc: start a new file, NAME-00001.warc.gz, NAME-00002.warc.gz, …, each with its own warcinfo, \
+            once one holds SIZE bytes (K, M, G: powers of 1000; KiB, MiB, GiB: of 1024).
+            """, valueName: "SIZE"),
+        transform: WARCOptions.size(parsing:))
+    var warcMaxSize: Int64 = 1_000_000_000
+
+    /// `500M`, `1G`, `64KiB` or a plain number of bytes.
+    static func size(parsing text: String) throws -> Int64 {
+        let units: [(String, Int64)] = [
+            ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30), ("K", 1000), ("M", 1_000_000), ("G", 1_000_000_000),
+            ("", 1),
+        ]
+        for (unit, scale) in units where text.hasSuffix(unit) {
+            guard let number = Int64(text.dropLast(unit.count)), number > 0,
+                case let (bytes, overflow) = number.multipliedReportingOverflow(by: scale), !overflow
+            else {
+                break
+            }
+            return bytes
+        }
+        throw ValidationError(
+            "--warc-max-size '\(text)' is not a size: give bytes, or a number with K, M, G, KiB, MiB or GiB")
+    }
 
     func validate() throws {
         guard let path = self.warc else {
-            if self.warcCdx || self.warcDigest != .sha1 {
-                throw ValidationError("--warc-cdx and --warc-digest need --warc FILE")
+            if self.warcCdx || self.warcDigest != .sha1 || self.warcMaxSize != 1_000_000_000 {
+                throw ValidationError("--warc-cdx, --warc-digest and --warc-max-size need --warc FILE")
             }
             return
         }
         if path.isEmpty || path.hasSuffix("/") {
             throw ValidationError("--warc needs a file name, e.g. --warc crawl.warc.gz")
         }
-    }
-
-    /// Where the index goes: FILE without `.warc.gz` or `.warc`, with `.cdxj`.
-    var indexPath: String? {
-        guard self.warcCdx, let path = self.warc else {
-            return nil
-        }
-        for suffix in [".warc.gz", ".warc"] where path.hasSuffix(suffix) {
-            return String(path.dropLast(suffix.count)) + ".cdxj"
-        }
-        return path + ".cdxj"
     }
 
     /// The archive these flags ask for, its warcinfo naming the run; `nil` without `--warc`.
@@ -66,7 +83,7 @@ struct WARCOptions: ParsableArguments {
             return RunArchive(
                 try WARCArchive(
                     path: path, digest: self.warcDigest, software: "batchfetch/\(BatchFetch.version)", fields: fields,
-                    indexPath: self.indexPath))
+                    indexes: self.warcCdx, maxSize: self.warcMaxSize))
         } catch {
             FileHandleOutput.standardError.write("batchfetch: --warc: \(error)\n")
             throw ExitCode.usage
