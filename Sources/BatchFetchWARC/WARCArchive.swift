@@ -38,6 +38,8 @@ public final class WARCArchive {
     private var rotations = 0
     /// Every file closed so far.
     public private(set) var closedPaths: [String] = []
+    /// With deduplication, the capture of each payload digest archived so far (or indexed before).
+    var captures: [String: Capture]?
 
     /// Creates the file at `path` (see ``WARCWriter``) and writes its `warcinfo` record.
     /// - Parameters:
@@ -48,10 +50,13 @@ public final class WARCArchive {
     ///   - maxSize: once a file holds this many bytes, the next exchange starts a new file
     ///     (``rotatedPath(_:number:)``) with a warcinfo of its own; `nil` for one file.
     /// - Throws: ``WARCError`` when the file cannot be made or the warcinfo cannot be written.
+    ///   - dedup: with a map (empty, or read from an index with ``captures(inIndex:)``), a 2xx
+    ///     payload archived before is written as a `revisit` that refers to it; `nil` for none.
     public init(
         path: String, digest: WARCDigest = .sha1, software: String, fields: [WARCField] = [], indexes: Bool = false,
-        maxSize: Int64? = nil
+        maxSize: Int64? = nil, dedup: [String: Capture]? = nil
     ) throws(WARCError) {
+        self.captures = dedup
         self.firstPath = path
         self.digest = digest
         self.software = software
@@ -134,14 +139,11 @@ public final class WARCArchive {
         }
         let (statusLine, fields) = Self.split(Array(exchange.responseHead))
         let status = Self.oneOneStatusLine(statusLine, rewriting: rewritten)
+        let options = WARCRecord.ExchangeOptions(
+            ipAddress: exchange.address, protocols: protocols,
+            truncated: exchange.truncated.flatMap { WARCTruncation(rawValue: $0.rawValue) }, digest: self.digest)
         let response = try Self.record {
-            try WARCRecord.response(
-                targetURI: exchange.url, date: date, statusLine: status, headerBytes: fields,
-                body: Array(exchange.body),
-                options: WARCRecord.ExchangeOptions(
-                    ipAddress: exchange.address, protocols: protocols,
-                    truncated: exchange.truncated.flatMap { WARCTruncation(rawValue: $0.rawValue) },
-                    digest: self.digest))
+            try self.responseOrRevisit(exchange, date: date, statusLine: status, fields: fields, options: options)
         }
         let (requestLine, requestFields) = Self.split(Array(exchange.requestHead))
         let (method, target) = Self.methodAndTarget(requestLine)

@@ -194,7 +194,7 @@ struct FetchWARCTests {
         let existing = folder.path("there.warc.gz")
         #expect(FileManager.default.createFile(atPath: existing, contents: Data("x".utf8)))
         let cases: [([String], String)] = [
-            (["--warc-cdx"], "--warc-cdx, --warc-digest and --warc-max-size need --warc FILE"),
+            (["--warc-cdx"], "--warc-cdx, --warc-digest, --warc-max-size and --warc-dedup need --warc FILE"),
             (["--fields", "warc"], "--fields warc needs --warc FILE"),
             (["--warc", folder.path("a.warc"), "--save-dir", folder.path("saved")], "not both"),
             (["--warc", existing], "exists"),

@@ -34,6 +34,19 @@ struct WARCOptions: ParsableArguments {
         transform: WARCOptions.size(parsing:))
     var warcMaxSize: Int64 = 1_000_000_000
 
+    @Flag(
+        help: """
+            With --warc: a 2xx payload already archived in this run (or in --warc-dedup-index) is written as a \
+            revisit record pointing at it, not stored again.
+            """)
+    var warcDedup = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --warc: a CDXJ index of earlier captures (e.g. an earlier run's --warc-cdx) to deduplicate against.",
+            valueName: "FILE"))
+    var warcDedupIndex: String?
+
     /// `500M`, `1G`, `64KiB` or a plain number of bytes.
     static func size(parsing text: String) throws -> Int64 {
         let units: [(String, Int64)] = [
@@ -54,8 +67,10 @@ struct WARCOptions: ParsableArguments {
 
     func validate() throws {
         guard let path = self.warc else {
-            if self.warcCdx || self.warcDigest != .sha1 || self.warcMaxSize != 1_000_000_000 {
-                throw ValidationError("--warc-cdx, --warc-digest and --warc-max-size need --warc FILE")
+            if self.warcCdx || self.warcDigest != .sha1 || self.warcMaxSize != 1_000_000_000 || self.warcDedup
+                || self.warcDedupIndex != nil
+            {
+                throw ValidationError("--warc-cdx, --warc-digest, --warc-max-size and --warc-dedup need --warc FILE")
             }
             return
         }
@@ -80,10 +95,14 @@ struct WARCOptions: ParsableArguments {
             fields.append(WARCField("hostname", host))
         }
         do throws(WARCError) {
+            var dedup: [String: WARCArchive.Capture]? = self.warcDedup ? [:] : nil
+            if let index = self.warcDedupIndex {
+                dedup = try WARCArchive.captures(inIndex: index)
+            }
             return RunArchive(
                 try WARCArchive(
                     path: path, digest: self.warcDigest, software: "batchfetch/\(BatchFetch.version)", fields: fields,
-                    indexes: self.warcCdx, maxSize: self.warcMaxSize))
+                    indexes: self.warcCdx, maxSize: self.warcMaxSize, dedup: dedup))
         } catch {
             FileHandleOutput.standardError.write("batchfetch: --warc: \(error)\n")
             throw ExitCode.usage
