@@ -52,6 +52,26 @@ def w3_crawl_of(output, stats, expect):
     return _w3(w3crawl.check_crawl, output, stats, expect)
 
 
+def warc_index(template, header=False):
+    """A WARC row (issue 53): the index written beside the file has one line per URL, each a 200.
+    wget's CDX starts with a header line (` CDX a b a m s k r M V g u`)."""
+    def for_values(values):
+        def check(log):
+            path = Path(template.format(**values))
+            try:
+                lines = path.read_text(errors="replace").splitlines()
+            except OSError as error:
+                return False, f"warc: {error}\n"
+            if header:
+                lines = lines[1:]
+            ok = sum(1 for line in lines if '"status": "200"' in line or " 200 " in line)
+            if ok == values["n"] == len(lines):
+                return True, ""
+            return False, f"warc: {path.name} indexes {len(lines)} responses, {ok} of them 200; {values['n']} expected\n"
+        return check
+    return for_values
+
+
 def w6_files(values):
     """W6: one file per URL in the run's folder, each its image byte for byte (sha256), nothing else."""
     def check(log):

@@ -155,4 +155,5 @@ def capabilities(bench):
         "fetch --order": "--order" in fetch_help,
         "fetch --fields": "--fields" in fetch_help,
         "fetch --input-format": "--input-format" in fetch_help,
+        "fetch --warc": "--warc" in fetch_help,
     }

@@ -28,6 +28,7 @@ class Tool:
     wrk: bool = False  # its count and duration come from its own report
     fresh: tuple = ()  # files deleted before the run (templates)
     drop: tuple = ()  # files deleted after it
+    head: int = 0  # when set, the run takes only the list's first HEAD URLs (rounds.run_tool)
 
     def argv(self, values):
         return [word.format(**values) for word in shlex.split(self.command)]
@@ -58,6 +59,22 @@ FETCH_FIELDS = Tool("batchfetch fetch --fields all", "fetch",
                     "{batchfetch} fetch -i {list}.urls -c {c} -o /dev/null --fields all",
                     needs=lambda bench: bench.can["fetch --fields"],
                     missing="batchfetch fetch --fields all: batchfetch fetch has no --fields yet")
+# Issue 53's comparisons on W1's URLs: the records written to a file, the same run keeping a WARC
+# (with its CDXJ index, which the check counts) instead, and wget keeping one (--only wget: at
+# ~1,000 req/s it gets W1's first 20,000 URLs, so its run stays within the time limit).
+FETCH_FILE = Tool("batchfetch fetch -o file", "fetch", "{batchfetch} fetch -i {list}.urls -c {c} -o {work}/w1-records.ndjson",
+                  fresh=("{work}/w1-records.ndjson",), drop=("{work}/w1-records.ndjson",))
+FETCH_WARC = Tool("batchfetch fetch --warc", "fetch",
+                  "{batchfetch} fetch -i {list}.urls -c {c} -o /dev/null --warc {work}/w1.warc.gz --warc-cdx",
+                  check=checks.warc_index("{work}/w1.cdxj"), fresh=("{work}/w1.warc.gz", "{work}/w1.cdxj"),
+                  drop=("{work}/w1.warc.gz", "{work}/w1.cdxj"), needs=lambda bench: bench.can["fetch --warc"],
+                  missing="batchfetch fetch --warc: batchfetch fetch has no --warc yet")
+WGET_WARC = Tool("wget --warc-file", "wget",
+                 "wget -q -O /dev/null -i {list}.urls --warc-file={work}/w1-wget --warc-cdx --no-warc-keep-log",
+                 check=checks.warc_index("{work}/w1-wget.cdx", header=True), head=20000,
+                 fresh=("{work}/w1-wget.warc.gz", "{work}/w1-wget.cdx"),
+                 drop=("{work}/w1-wget.warc.gz", "{work}/w1-wget.cdx"),
+                 needs=lambda bench: _on_path("wget"), missing="wget: not installed")
 BENCH = Tool("batchfetch bench", "bench", "{batchfetch} bench -i {list}.urls -n {n} -c {c} --json",
              needs=lambda bench: bench.can["bench"], missing="batchfetch bench: not available yet")
 CURL_FLAT = Tool("curl", "curl", CURL + " -K {list}.curl")
@@ -96,6 +113,11 @@ SAVE = Tool("batchfetch fetch --save-dir", "fetch",
             "{batchfetch} fetch --save-dir {dir} -i {list}.urls -c {c} -o /dev/null", check=checks.w6_files,
             needs=lambda bench: bench.can["fetch --save-dir"],
             missing="batchfetch fetch --save-dir: batchfetch fetch has no --save-dir yet")
+# W6 kept as a WARC in the run's fresh folder instead of a file per body (issue 53).
+SAVE_WARC = Tool("batchfetch fetch --warc", "fetch",
+                 "{batchfetch} fetch --warc {dir}/w6.warc.gz --warc-cdx -i {list}.urls -c {c} -o /dev/null",
+                 check=checks.warc_index("{dir}/w6.cdxj"), needs=lambda bench: bench.can["fetch --warc"],
+                 missing="batchfetch fetch --warc: batchfetch fetch has no --warc yet")
 # Each URL's `output` line names its file; --output-dir puts them in the folder (what
 # `-O --output-dir` does, with names that do not repeat: see dataset.write_w6_lists).
 SAVE_CURL = Tool("curl", "curl", CURL + " --output-dir {dir} -K {list}.curl", check=checks.w6_files)
@@ -126,10 +148,11 @@ W7_FLOOR = Tool("libcurl floor (bare multi loop)", "floor",
 # In the order each round runs them; a round rotates each workload's tools (rounds.run_rotated).
 # W5 has no async-http-client or aiohttp rows: both parse every body as JSON, and its bodies are HTML.
 WORKLOADS = (
-    Workload("W1", (FETCH, FETCH_JSONL, FETCH_FIELDS, BENCH, CURL_FLAT, FLOOR, WRK, AHC, AIOHTTP)),
+    Workload("W1", (FETCH, FETCH_JSONL, FETCH_FIELDS, FETCH_FILE, FETCH_WARC, WGET_WARC, BENCH, CURL_FLAT, FLOOR, WRK,
+                    AHC, AIOHTTP)),
     Workload("W2", (FETCH, FETCH_NONE, BENCH, CURL_FLAT, FLOOR, WRK, AHC, AIOHTTP)),
     Workload("W5", (FETCH, FETCH_NONE, BENCH, CURL_FLAT, FLOOR, WRK)),
-    Workload("W6", (SAVE, SAVE_CURL, ARIA2C, WRITE_FLOOR), saves_files=True),
+    Workload("W6", (SAVE, SAVE_WARC, SAVE_CURL, ARIA2C, WRITE_FLOOR), saves_files=True),
     Workload("W3", (CRAWL, W3_FETCH, W3_FETCH_FILE, W3_CURL, FLOOR)),
     Workload("W7", (W7_FETCH, W7_CURL, W7_FLOOR)),
 )
