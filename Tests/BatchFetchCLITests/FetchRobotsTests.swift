@@ -283,5 +283,10 @@ struct FetchRobotsTests {
             let output = try Executable("batchfetch").run(["fetch", "-q", "-i", "/dev/null"] + arguments)
             #expect(output.status == 2, "\(arguments): \(output.summary)")
         }
+        // Without --robots they would do nothing: said, not ignored.
+        for arguments in [["--robots-agent", "OtherBot"], ["--max-crawl-delay", "5"]] {
+            let output = try Executable("batchfetch").run(["fetch", "-q", "-i", "/dev/null"] + arguments)
+            #expect(output.status == 2 && output.stderr.contains("need --robots"), "\(arguments): \(output.summary)")
+        }
     }
 }

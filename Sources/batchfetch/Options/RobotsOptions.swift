@@ -22,6 +22,9 @@ struct RobotsOptions: ParsableArguments {
     var maxCrawlDelay: Double = 30
 
     func validate() throws {
+        if self.robots == nil && (self.robotsAgent != "batchfetch" || self.maxCrawlDelay != 30) {
+            throw ValidationError("--robots-agent and --max-crawl-delay need --robots obey|report")
+        }
         if !RobotsAgent.isValidToken(self.robotsAgent) {
             throw ValidationError(
                 "--robots-agent '\(self.robotsAgent)' is not a product token: use letters, '_' and '-' only")
