@@ -1,7 +1,7 @@
+import TestSupport
 import Testing
 
 @testable import BatchFetchWARC
-import TestSupport
 
 struct Base32Tests {
     @Test func rfc4648TestVectorsEncodeAsTheStandardLists() {

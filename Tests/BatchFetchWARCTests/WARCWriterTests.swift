@@ -1,8 +1,8 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import BatchFetchWARC
-import TestSupport
 
 /// Files written by ``WARCWriter`` and read back by warcio, cdxj-indexer and Python's zlib
 /// (scripts/warc-check): the records must parse, their digests verify, their bytes be the ones

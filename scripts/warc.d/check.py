@@ -10,6 +10,15 @@ check FILE...: for each file, one line of JSON:
   iterator_error: warcio's error when it stopped early, else null.
   check: {"status": exit status of `warcio check -v`, "output": its text}.
   cdxj: the lines `cdxj-indexer` writes for the file.
+  fastwarc: `fastwarc check --verify-payloads` on the file: {"status": its exit status, "output":
+    what it printed, "records": [{"id", "type", "block", "payload"}, ...] from its --output details
+    ("OK", "FAIL" or "NO_DIGEST"; payload null when not checked; type as warcio read it),
+    "passed", "skipped": null}; or, where pip could not install fastwarc, {"status": null,
+    "output": "", "records": [], "passed": null, "skipped": why}.
+    fastwarc digests a revisit's empty payload and compares it with its WARC-Payload-Digest, which
+    WARC 1.1 (6.7.2) makes the digest of the payload the revisit refers to: it fails every such
+    revisit, and exits 1. "passed" is true when every block verified, every response's payload
+    did, and no other record's but a revisit's failed; the status and output are fastwarc's own.
 surt: reads URLs, one a line, and prints surt.surt() of each.
 """
 import base64
@@ -17,6 +26,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import zlib
 
 from warcio.archiveiterator import ArchiveIterator
@@ -80,6 +90,54 @@ def records(path):
     return found, error
 
 
+def fastwarc_check(tools, path, types):
+    program = os.path.join(tools, "fastwarc")
+    if not os.access(program, os.X_OK):
+        reason_file = os.path.join(os.path.dirname(tools), "fastwarc-skipped")
+        try:
+            with open(reason_file, encoding="utf-8", errors="replace") as stream:
+                reason = stream.read().strip() or "pip could not install fastwarc"
+        except OSError:
+            reason = "pip could not install fastwarc"
+        return {"status": None, "output": "", "records": [], "passed": None, "skipped": reason}
+    with tempfile.TemporaryDirectory(prefix="warc-check-fastwarc-") as folder:
+        details = os.path.join(folder, "details.txt")
+        checked = subprocess.run(
+            [program, "check", "--verify-payloads", "--output", details, path],
+            capture_output=True,
+            text=True,
+        )
+        try:
+            with open(details, encoding="utf-8", errors="replace") as stream:
+                lines = stream.read().splitlines()
+        except OSError:
+            lines = []
+    # Each line: "<urn:uuid:…>: OK, PAYLOAD_OK" (or FAIL, PAYLOAD_FAIL; no payload part for a record
+    # whose payload digest it did not check).
+    records = []
+    for line in lines:
+        record_id, _, verdicts = line.rpartition(": ")
+        words = [word.strip() for word in verdicts.split(",")]
+        payload = next((word[len("PAYLOAD_"):] for word in words if word.startswith("PAYLOAD_")), None)
+        block = next((word for word in words if not word.startswith("PAYLOAD_")), None)
+        records.append({"id": record_id, "type": types.get(record_id), "block": block, "payload": payload})
+    # Its progress bar redraws with carriage returns on standard error: drop it, keep the rest.
+    errors = [
+        part
+        for part in checked.stderr.replace("\r", "\n").split("\n")
+        if part.strip() and not part.startswith("Verifying digests")
+    ]
+    output = "\n".join([checked.stdout.strip()] + errors).strip()
+    passed = (
+        checked.returncode in (0, 1)
+        and len(records) == len(types)
+        and all(record["block"] == "OK" for record in records)
+        and all(record["payload"] == "OK" for record in records if record["type"] == "response")
+        and all(record["payload"] in ("OK", "NO_DIGEST", None) for record in records if record["type"] != "revisit")
+    )
+    return {"status": checked.returncode, "output": output, "records": records, "passed": passed, "skipped": None}
+
+
 def check(tools, path):
     with open(path, "rb") as stream:
         data = stream.read()
@@ -97,6 +155,7 @@ def check(tools, path):
         "iterator_error": error,
         "check": {"status": checked.returncode, "output": checked.stdout + checked.stderr},
         "cdxj": [line for line in indexed.stdout.splitlines() if line],
+        "fastwarc": fastwarc_check(tools, path, {record["id"]: record["type"] for record in found}),
     }
 
 
