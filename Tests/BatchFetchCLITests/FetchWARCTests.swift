@@ -37,6 +37,8 @@ struct FetchWARCTests {
             }
             #expect(report.check.status == 0, "warcio check: \(report.check.output)")
             #expect(report.iterator_error == nil)
+            #expect(
+                report.fastwarc.skipped != nil || report.fastwarc.status == 0, "fastwarc: \(report.fastwarc.output)")
             let types = report.records.map(\.type)
             // warcinfo, then a response and its request per exchange: 6 exchanges (the redirect has two).
             #expect(types == ["warcinfo"] + Array(repeating: ["response", "request"], count: 6).flatMap { $0 })
@@ -91,6 +93,30 @@ struct FetchWARCTests {
             let ours = index.split(separator: "\n").map(String.init)
             #expect(ours.count == 6)
             #expect(ours == report.cdxj.filter { !$0.isEmpty }.sorted())
+        }
+    }
+
+    /// pywb takes the file as it is and answers each archived URL with the bytes the origin sent.
+    @Test func pywbReplaysEachURLWithTheBytesTheOriginSent() async throws {
+        let folder = try ScratchDirectory("warc")
+        let path = folder.path("replay.warc.gz")
+        try await TestHTTPServer.with { server in
+            let urls = ["/gzip", "/binary?n=5000&seed=2", "/bytes?n=30000&mode=chunked", "/ok?size=90"].map {
+                server.baseURL + $0
+            }
+            let output = try await Self.fetch(["--warc", path, "--body", "base64"] + urls)
+            #expect(output.status == 0, "\(output.summary)")
+            let shown = try output.records().map { [UInt8](base64: $0["body"] as? String ?? "") }
+            guard let answers = try ReplayReader.replay([path], urls: urls) else {
+                return
+            }
+            #expect(answers.map(\.status) == [200, 200, 200, 200], "\(answers.map { $0.error ?? "" })")
+            // As sent: the gzip body as the server sent it, the others as the records show them.
+            #expect(answers[0].bodyBytes == TestHTTPServer.gzippedJSON)
+            #expect(answers[0].header("Content-Encoding") == "gzip")
+            for index in 1..<4 {
+                #expect(answers[index].bodyBytes == shown[index] && !shown[index].isEmpty, "\(urls[index])")
+            }
         }
     }
 
