@@ -21,6 +21,14 @@ public protocol OriginPolicy: AnyObject, Sendable {
     /// What the preflight's hop number `hop` (0 for the first) brought: the next hop to send, or
     /// the origin's rules.
     func answered(_ origin: String, hop: Int, request: Request, outcome: Result<Response, FetchError>) -> OriginStep
+    /// A preflight's exchanges, when the engine gathers them (``TransferDetails/Kinds/exchanges``):
+    /// an archive keeps the preflight's requests too. Called just before ``answered(_:hop:request:outcome:)``.
+    func keep(_ exchanges: [Exchange])
+}
+
+extension OriginPolicy {
+    /// Keeps nothing: a policy that does not archive.
+    public func keep(_ exchanges: [Exchange]) {}
 }
 
 /// What an ``OriginPolicy`` says before an origin's first request and after each preflight hop.

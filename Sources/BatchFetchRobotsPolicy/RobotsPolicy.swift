@@ -38,6 +38,10 @@ public final class RobotsPolicy: OriginPolicy {
     public static let maxRedirects = 5
 
     private let origins = Mutex<[String: OriginRobots]>([:])
+    /// robots.txt's exchanges not yet taken by an archive (`--warc`), and how many: read at every
+    /// record, so the count spares the lock while there are none.
+    private let exchanges = Mutex<[Exchange]>([])
+    private let exchangeCount = Atomic<Int>(0)
     private let cache: RobotsCache?
 
     /// How a `--cache` directory keeps robots.txt files (`--cache-mode`).
@@ -64,6 +68,24 @@ public final class RobotsPolicy: OriginPolicy {
             }
         }
         return .send(Request(origin + "/robots.txt"))
+    }
+
+    public func keep(_ exchanges: [Exchange]) {
+        self.exchanges.withLock { $0 += exchanges }
+        self.exchangeCount.add(exchanges.count, ordering: .releasing)
+    }
+
+    /// The robots.txt exchanges kept since the last call, for an archive.
+    public func takeExchanges() -> [Exchange] {
+        guard self.exchangeCount.load(ordering: .acquiring) > 0 else {
+            return []
+        }
+        return self.exchanges.withLock { kept in
+            let taken = kept
+            kept = []
+            self.exchangeCount.subtract(taken.count, ordering: .releasing)
+            return taken
+        }
     }
 
     public func answered(_ origin: String, hop: Int, request: Request, outcome: Result<Response, FetchError>)

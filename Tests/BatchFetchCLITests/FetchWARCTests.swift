@@ -215,6 +215,34 @@ struct FetchWARCTests {
         }
     }
 
+    /// With `--robots`, robots.txt's own exchange is archived too, before the requests it let go.
+    @Test func robotsTxtIsArchivedBeforeTheRequestsItAllowed() async throws {
+        let folder = try ScratchDirectory("warc")
+        let path = folder.path("robots.warc.gz")
+        try await TestHTTPServer.with { server in
+            server.robots.withLock { $0 = RobotsReply(text: "User-agent: *\nDisallow: /status/\n") }
+            let output = try await Self.fetch(
+                [
+                    "--warc", path, "--robots", "obey", "-c", "1", server.baseURL + "/ok?i=1",
+                    server.baseURL + "/status/200",
+                ])
+            #expect(output.status == 0, "\(output.summary)")
+            guard let report = try OutsideReader.report(path) else {
+                return
+            }
+            #expect(report.check.status == 0, "warcio check: \(report.check.output)")
+            let responses = report.records.filter { $0.type == "response" }
+            let uris = responses.map { Self.field("WARC-Target-URI", of: $0.headers) ?? "" }
+            #expect(
+                uris == [server.baseURL + "/robots.txt", server.baseURL + "/ok?i=1"], "the disallowed URL was not sent")
+            #expect(
+                String(decoding: [UInt8](base64: responses[0].raw_payload), as: UTF8.self).contains(
+                    "Disallow: /status/"))
+            let info = String(decoding: [UInt8](base64: report.records[0].raw_payload), as: UTF8.self)
+            #expect(info.contains("robots: obey"))
+        }
+    }
+
     @Test func usageErrors() async throws {
         let folder = try ScratchDirectory("warc")
         let existing = folder.path("there.warc.gz")

@@ -81,6 +81,9 @@ struct OriginGate {
         guard let preflight = transfer.preflight else {
             return (nil, [], nil)
         }
+        if let exchanges = transfer.details?.exchanges, !exchanges.isEmpty {
+            self.policy.keep(exchanges)
+        }
         switch self.policy.answered(preflight.origin, hop: preflight.hop, request: transfer.request, outcome: outcome) {
         case .send(let request):
             let next = self.preflight(

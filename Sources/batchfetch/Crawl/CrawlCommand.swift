@@ -108,7 +108,7 @@ struct CrawlCommand: AsyncParsableCommand {
         let priority = self.writing.priority
         let archive = try self.archiving.archive(
             userAgent: configuration.userAgent,
-            robots: (configuration.originPolicy as? RobotsPolicy).map { "\($0.mode)" })
+            robots: configuration.originPolicy as? RobotsPolicy)
         let run = await CommandRun(progress: reporter) {
             try await Self.crawl(
                 api, options, configuration: configuration, writer: writer, progress: progress,

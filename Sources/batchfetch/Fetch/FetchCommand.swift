@@ -224,8 +224,7 @@ struct FetchCommand: AsyncParsableCommand {
         let replacing = !kept.lines.isEmpty
         let sink = try FileHandleOutput.opening(replacing ? self.output.map(Self.resumingPath) : self.output)
         self.write(sidecar)
-        let archive = try self.archiving.archive(
-            userAgent: configuration.userAgent, robots: robots.map { "\($0.mode)" })
+        let archive = try self.archiving.archive(userAgent: configuration.userAgent, robots: robots)
         let writer = RecordWriter(
             bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath,
             cacheField: configuration.cache != nil, files: files,

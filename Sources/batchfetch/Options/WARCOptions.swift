@@ -1,6 +1,7 @@
 import ArgumentParser
 import BatchFetch
 import BatchFetchMerge
+import BatchFetchRobotsPolicy
 import BatchFetchWARC
 import Foundation
 import Synchronization
@@ -81,14 +82,14 @@ struct WARCOptions: ParsableArguments {
 
     /// The archive these flags ask for, its warcinfo naming the run; `nil` without `--warc`.
     /// - Throws: ``ExitCode/usage`` when the file cannot be made (it exists, or its folder does not).
-    func archive(userAgent: String, robots: String?) throws -> RunArchive? {
+    func archive(userAgent: String, robots: RobotsPolicy?) throws -> RunArchive? {
         guard let path = self.warc else {
             return nil
         }
         var fields = [
             WARCField("libcurl", BatchFetch.libcurlVersion),
             WARCField("http-header-user-agent", userAgent),
-            WARCField("robots", robots ?? "ignore"),
+            WARCField("robots", robots.map { "\($0.mode)" } ?? "ignore"),
             WARCField("command", ShardManifest.redacting(arguments: CommandLine.arguments).joined(separator: " ")),
         ]
         if let host = ProcessInfo.processInfo.hostName as String?, !host.isEmpty {
@@ -102,7 +103,7 @@ struct WARCOptions: ParsableArguments {
             return RunArchive(
                 try WARCArchive(
                     path: path, digest: self.warcDigest, software: "batchfetch/\(BatchFetch.version)", fields: fields,
-                    indexes: self.warcCdx, maxSize: self.warcMaxSize, dedup: dedup))
+                    indexes: self.warcCdx, maxSize: self.warcMaxSize, dedup: dedup), robots: robots)
         } catch {
             FileHandleOutput.standardError.write("batchfetch: --warc: \(error)\n")
             throw ExitCode.usage
@@ -121,15 +122,20 @@ final class RunArchive: Sendable {
     }
 
     private let state: Mutex<State>
+    /// robots.txt's own exchanges (`--robots`), archived before the next result's.
+    private let robots: RobotsPolicy?
 
-    init(_ archive: sending WARCArchive) {
+    init(_ archive: sending WARCArchive, robots: RobotsPolicy?) {
         self.state = Mutex(State(archive: archive))
+        self.robots = robots
     }
 
     /// Archives `result`'s exchanges. - Returns: where its last response went, `nil` when it had
     /// none or the archive has failed.
     func archive(_ result: FetchResult) -> WARCArchive.Location? {
-        guard result.sharedWith == nil, let exchanges = result.details?.exchanges, !exchanges.isEmpty else {
+        let preflights = self.robots?.takeExchanges() ?? []
+        let exchanges = result.sharedWith == nil ? result.details?.exchanges ?? [] : []
+        guard !exchanges.isEmpty || !preflights.isEmpty else {
             return nil
         }
         return self.state.withLock { state in
@@ -137,6 +143,10 @@ final class RunArchive: Sendable {
                 return nil
             }
             do throws(WARCError) {
+                _ = try state.archive.archive(preflights)
+                guard !exchanges.isEmpty else {
+                    return nil
+                }
                 let location = try state.archive.archive(exchanges)
                 state.archivedResults += 1
                 return location
@@ -150,8 +160,12 @@ final class RunArchive: Sendable {
     /// Closes the file and writes its index. - Returns: the line for standard error when the
     /// archive failed, `nil` when it is whole.
     func close() -> String? {
-        self.state.withLock { state in
+        let preflights = self.robots?.takeExchanges() ?? []
+        return self.state.withLock { state in
             do throws(WARCError) {
+                if state.failure == nil {
+                    _ = try state.archive.archive(preflights)
+                }
                 try state.archive.close()
             } catch {
                 state.failure = state.failure ?? error
