@@ -69,7 +69,10 @@ public final class WARCArchive {
     private static func open(
         _ path: String, digest: WARCDigest, software: String, fields: [WARCField]
     ) throws(WARCError) -> (WARCWriter, String) {
-        let writer = try WARCWriter(path: path)
+        // zlib's fastest level: compressing is most of what archiving costs, and files are
+        // written once and read rarely.
+        let compression = WARCWriter.Compression.forPath(path) == .none ? WARCWriter.Compression.none : .gzip(level: 1)
+        let writer = try WARCWriter(path: path, compression: compression)
         let filename = (path as NSString).lastPathComponent
         let info = try Self.record {
             try WARCRecord.warcinfo(
