@@ -181,7 +181,7 @@ public final class WARCArchive {
         }
         let indexPath = Self.indexPath(for: self.writer.path)
         // Byte order, as pywb's binary search and `LC_ALL=C sort` have it.
-        let lines = self.indexLines.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        let lines = self.indexLines.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         self.indexLines = []
         let text = lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
         guard FileManager.default.createFile(atPath: indexPath, contents: Data(text.utf8)) else {
