@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .bench import say
 from .measure import measure
-from .workloads import WORKLOADS, tools_of
+from .workloads import WORKLOADS, is_b, tools_of
 
 
 def run_rotated(round_number, steps):
@@ -133,7 +133,8 @@ def run_workloads(bench):
             if workload.saves_files:
                 w6_settle(bench)
             for tool in run_rotated(round_number, tools_of(workload, bench)):
-                folder = bench.w6_saved / f"{round_number}-{tool.only}" if workload.saves_files else None
+                name = f"{round_number}-{tool.only}" + ("-B" if is_b(tool) else "")
+                folder = bench.w6_saved / name if workload.saves_files else None
                 run_tool(bench, workload.name, tool, round_number, lists[workload.name], folder)
 
 
@@ -175,7 +176,7 @@ def w6_settle(bench):
 def w6_check_space(bench):
     """Fails early when the work folder's disk cannot hold every W6 run's files, with room to spare."""
     s = bench.settings
-    runs = s.rounds * 4 + (2 if s.memory else 0)
+    runs = s.rounds * len(tools_of(next(w for w in WORKLOADS if w.saves_files), bench)) + (2 if s.memory else 0)
     need = round(runs * s.w6_count * (bench.mean_bytes("w6") + 4096) / 1048576)
     stat = os.statvfs(bench.work)
     available = stat.f_bavail * stat.f_frsize // 1048576

@@ -16,13 +16,17 @@ SAVE = "batchfetch fetch --save-dir"
 SAVE_2X = "batchfetch fetch --save-dir, 2× URLs"
 JSONL = "batchfetch fetch, JSONL requests"
 FIELDS_ALL = "batchfetch fetch --fields all"
-FETCH_B = "batchfetch fetch (B)"  # --ab-binary / --ab-args (workloads.fetch_b)
+FETCH_B = "batchfetch fetch (B)"  # --ab-binary / --ab-args (workloads.fetch_b): W1, W2, W3, W5, W7
+SAVE_B = SAVE + " (B)"  # … and W6
+# Each B row and its A.
+AB_PAIRS = ((FETCH_B, "batchfetch fetch"), (SAVE_B, SAVE))
 ORDER = ["batchfetch crawl --details", "batchfetch fetch", FETCH_B, JSONL, FIELDS_ALL, "batchfetch fetch --body none",
          "batchfetch fetch -o file",
-         SAVE, SAVE_2X, "batchfetch bench", "curl", "aria2c", "libcurl floor (bare multi loop)", WRITE_FLOOR, "wrk",
-         "async-http-client", "aiohttp"]
+         SAVE, SAVE_B, SAVE_2X, "batchfetch bench", "curl", "aria2c", "libcurl floor (bare multi loop)", WRITE_FLOOR,
+         "wrk", "async-http-client", "aiohttp"]
 # The rows that get per-round ratio lines, and (on the workloads with large bodies) the body cost table.
-PAIRED = ["batchfetch fetch", FETCH_B, JSONL, FIELDS_ALL, "batchfetch fetch --body none", "batchfetch bench", SAVE]
+PAIRED = ["batchfetch fetch", FETCH_B, JSONL, FIELDS_ALL, "batchfetch fetch --body none", "batchfetch bench", SAVE,
+          SAVE_B]
 BODY_WORKLOADS = ["W2", "W5"]
 MB_WORKLOADS = BODY_WORKLOADS + ["W6"]
 # W6's targets (issue 26), ratios of fetch --save-dir in one run: to the writing floor, curl, aria2c.
@@ -146,7 +150,7 @@ def per_round(runs, summary):
         for tool in PAIRED:
             if tool not in tools:
                 continue
-            for name, base in bases(workload) + ([("A", "batchfetch fetch")] if tool == FETCH_B else []):
+            for name, base in bases(workload) + [("A", a) for b, a in AB_PAIRS if tool == b]:
                 rates, cpus = paired(runs, workload, tool, base)
                 if rates:
                     result.setdefault(workload, {}).setdefault(tool, {})[name] = {
@@ -213,8 +217,8 @@ def write(runs_path, context_path, out_path):
         emit(f"CPU: {context['cpu_model']}; batchfetch's SIMD level: {context.get('simd', 'unknown')}\n")
     if "ab" in context:
         ab = context["ab"]
-        emit(f"A/B: `{FETCH_B}` runs `{ab['binary']} fetch` with `{ab['args'] or 'no other flags'}` beside "
-             f"`batchfetch fetch` (A: `{context.get('batchfetch_binary', 'batchfetch')}`), in the same rounds.\n")
+        emit(f"A/B: each `… (B)` row runs `{ab['binary']} fetch` with `{ab['args'] or 'no other flags'}` beside "
+             f"its A row (`{context.get('batchfetch_binary', 'batchfetch')}`), in the same rounds.\n")
     emit(f"Medians of {context['rounds']} round(s); {context['concurrency']} in flight; nginx 1 worker on "
          f"127.0.0.1; dataset: {context['dataset']['source']}. MB/s counts body bytes only "
          f"(req/s × mean document size). wrk's req/s is its own count over its own duration (-d).")
@@ -261,7 +265,9 @@ def write(runs_path, context_path, out_path):
             if rss:
                 emit(rss)
                 emit()
-        emit_per_round(emit, "`fetch (B)` against `fetch` (A)", *paired(runs, workload, FETCH_B, "batchfetch fetch"))
+        for b, a in AB_PAIRS:
+            emit_per_round(emit, f"`{b.removeprefix('batchfetch ')}` against `{a.removeprefix('batchfetch ')}` (A)",
+                           *paired(runs, workload, b, a))
         if workload == "W1":
             emit_per_round(emit, "`fetch, JSONL requests` against `fetch` of the same URLs as a list",
                            *paired(runs, "W1", JSONL, "batchfetch fetch"))

@@ -14,7 +14,9 @@ the ideal run, every host at its limit from the start, takes 8 s. Each round run
 - `fetch --rate R` for the global rates in GLOBAL_RATES (one budget for all hosts);
 - `fetch` with no limits (stopped after a minute: its hosts' pauses run for minutes).
 
-All with `--order completion`, `-c 64`, `--retries 20`. From the lines nginx logged during each
+All with `--order completion`, `-c 64`, `--retries 20`. In an A/B (--ab-binary, --ab-args), B runs
+the rows in AB_ROWS too, each next to A's, first in every other round. W8_ROWS=NAME,…: only the
+rows whose names start so (B's go with A's). From the lines nginx logged during each
 run: its 429s (count and share of requests), and per host the busiest second of answered
 requests and the longest run of consecutive seconds above the host's limit (its rate plus the
 burst limit_req lets through). Results: OUT/w8-results.json and a
@@ -22,6 +24,7 @@ table on stderr. Each run is bounded by the bench's run limit.
 """
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -37,6 +40,8 @@ RATES = (FAST,) * 4 + (SLOW,) * 4
 # over a 50/s host) keeps 429s near 3% of the run; 400/s, the fast hosts' limit, draws a storm
 # on every slow host and retries for minutes.
 GLOBAL_RATES = (64,)
+# The rows an A/B runs by B as well.
+AB_ROWS = ("fetch --host-rate (the limits)", "fetch --adaptive")
 
 CONFIG = """
 worker_processes 1;
@@ -120,6 +125,16 @@ def _start(bench, folder, hosts):
     return None
 
 
+def _in_order(modes, round_number):
+    """The round's order: as listed, but in even rounds each B row runs before its A row."""
+    ordered = list(modes)
+    if round_number % 2 == 0:
+        for i, mode in enumerate(ordered):
+            if mode[0].endswith(" (B)"):
+                ordered[i - 1], ordered[i] = ordered[i], ordered[i - 1]
+    return ordered
+
+
 def _log_lines(log, start):
     with open(log, "rb") as f:
         f.seek(start)
@@ -170,26 +185,35 @@ def run(bench):
     modes += [(f"fetch --rate {rate}", ["--rate", str(rate)], s.run_limit) for rate in GLOBAL_RATES]
     # Without limits each 429 pauses its host for a growing backoff, for minutes: a minute says enough.
     modes += [("fetch (no limits)", [], min(60, s.run_limit))]
+    picked = [p for p in os.environ.get("W8_ROWS", "").split(",") if p]
+    a, b = [str(bench.batchfetch)], [s.ab_binary or str(bench.batchfetch)]
+    modes = [(name, a, extra, limit) for name, extra, limit in modes
+             if not picked or any(name.startswith(p) for p in picked)]
+    if s.ab:
+        modes = [row for name, program, extra, limit in modes
+                 for row in [(name, program, extra, limit)]
+                 + ([(f"{name} (B)", b, extra + shlex.split(s.ab_args), limit)] if name in AB_ROWS else [])]
     process = _start(bench, folder, hosts)
     if process is None:
         return
     rate_of = dict(hosts)
     log = folder / "w8.log"
-    results = {name: [] for name, _, _ in modes}
+    results = {name: [] for name, _, _, _ in modes}
     say(f"W8: {total} URLs over 8 hosts sorted by host (4 × {counts[hosts[0][0]]} at {FAST}/s, "
         f"4 × {counts[hosts[-1][0]]} at {SLOW}/s: ideal {ideal:.1f} s), nginx limit_req on 127.0.0.1 ports "
         f"{hosts[0][0]}…{hosts[-1][0]}")
     try:
         for round_number in range(1, s.rounds + 1):
-            for name, extra, limit in modes:
+            for name, program, extra, limit in _in_order(modes, round_number):
                 start = log.stat().st_size if log.exists() else 0
-                command = [str(bench.batchfetch), "fetch", "-q", "-i", str(urls), "-c", str(s.concurrency),
+                command = [*program, "fetch", "-q", "-i", str(urls), "-c", str(s.concurrency),
                            "--order", "completion", "--retries", "20", "-o", "/dev/null", *extra]
                 with open(bench.logs / "w8.stderr", "ab") as err:
                     usage = run_timed(command, limit, stdout=subprocess.DEVNULL, stderr=err)
                 time.sleep(0.2)  # nginx writes its log lines as each request ends
                 throttled, busiest, over = _judge(_log_lines(log, start), rate_of)
                 row = {"round": round_number, "exit": usage.exit, "limit_s": limit, "wall_s": usage.wall_s, "ideal_s": ideal,
+                       "cpu_s": usage.user_s + usage.sys_s,
                        "throttled": throttled, "requests": total + throttled, "busiest_per_second": busiest,
                        "seconds_over_limit": over}
                 results[name].append(row)
@@ -215,6 +239,16 @@ def run(bench):
         ok = sum(1 for r in rows if r["exit"] == 0)
         lines.append(f"| {name} | {ratio} | {throttled:.0f} | {share:.1f}% | {over} | {ok}/{len(rows)} |")
     table = "\n".join(lines) + "\n"
+    for name in AB_ROWS:
+        pairs = [(rb["wall_s"] / ra["wall_s"], rb["cpu_s"] / ra["cpu_s"], f"{rb['throttled']}/{ra['throttled']}")
+                 for ra, rb in zip(results.get(name, []), results.get(f"{name} (B)", []))
+                 if ra["exit"] == 0 and rb["exit"] == 0 and ra["cpu_s"] > 0]
+        if pairs:
+            walls, cpus, throttled = zip(*pairs)
+            table += (f"\n`{name}` (B) against A, per round: wall " + ", ".join(f"{r:.2f}×" for r in walls)
+                      + "; CPU " + ", ".join(f"{r:.2f}×" for r in cpus)
+                      + f" (medians {statistics.median(walls):.2f}× and {statistics.median(cpus):.2f}×); 429s B/A "
+                      + ", ".join(throttled) + ".\n")
     sys.stderr.write("\n" + table + "\n")
     bench.out.mkdir(parents=True, exist_ok=True)
     (bench.out / "w8-results.json").write_text(json.dumps({"ideal_s": ideal, "urls": total, "runs": results},

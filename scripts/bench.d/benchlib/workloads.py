@@ -158,29 +158,37 @@ WORKLOADS = (
 )
 
 
-# An interleaved A/B (--ab-binary, --ab-args): B's `fetch` row beside A's on these workloads.
-FETCH_B_ROW = "batchfetch fetch (B)"
-AB_WORKLOADS = ("W1", "W2", "W5")
+# An interleaved A/B (--ab-binary, --ab-args): on these workloads, B's run of the row named here
+# beside A's (W3's flat `fetch`, W6's `fetch --save-dir`, the others' `fetch`), with the same check.
+AB_ROWS = {"W1": FETCH, "W2": FETCH, "W5": FETCH, "W3": W3_FETCH, "W6": SAVE, "W7": W7_FETCH}
+B_SUFFIX = " (B)"
 
 
-def fetch_b(bench):
-    """FETCH as run by B: --ab-binary (else the measured batchfetch) with --ab-args after its flags.
-    Taken word by word; braces are doubled, as the template is filled in with str.format."""
+def fetch_b(bench, tool):
+    """TOOL as run by B: --ab-binary (else the measured batchfetch) with --ab-args after its flags,
+    in a row named TOOL's plus " (B)". Taken word by word; braces are doubled, as the template is
+    filled in with str.format. Whether B can run it is judged by A's capabilities."""
     s = bench.settings
 
     def literal(word):
         return shlex.quote(word).replace("{", "{{").replace("}", "}}")
 
-    command = FETCH.command.replace("{batchfetch}", literal(s.ab_binary), 1) if s.ab_binary else FETCH.command
-    return Tool(FETCH_B_ROW, "fetch", " ".join([command, *(literal(word) for word in shlex.split(s.ab_args))]))
+    command = tool.command.replace("{batchfetch}", literal(s.ab_binary), 1) if s.ab_binary else tool.command
+    return dataclasses.replace(tool, row=tool.row + B_SUFFIX,
+                               command=" ".join([command, *(literal(word) for word in shlex.split(s.ab_args))]))
+
+
+def is_b(tool):
+    return tool.row.endswith(B_SUFFIX)
 
 
 def tools_of(workload, bench):
-    """The tools a workload runs in this bench: its table's, with B's row after FETCH in an A/B."""
-    if not bench.settings.ab or workload.name not in AB_WORKLOADS:
+    """The tools a workload runs in this bench: its table's, with B's row after A's in an A/B."""
+    if not bench.settings.ab or workload.name not in AB_ROWS:
         return workload.tools
-    at = workload.tools.index(FETCH) + 1
-    return workload.tools[:at] + (fetch_b(bench),) + workload.tools[at:]
+    a = AB_ROWS[workload.name]
+    at = workload.tools.index(a) + 1
+    return workload.tools[:at] + (fetch_b(bench, a),) + workload.tools[at:]
 
 
 def _executable(path):
