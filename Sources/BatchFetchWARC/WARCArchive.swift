@@ -157,7 +157,7 @@ public final class WARCArchive {
                 options: WARCRecord.ExchangeOptions(
                     concurrentTo: response.id, ipAddress: exchange.address, protocols: protocols, digest: self.digest))
         }
-        let placement = try self.writer.write(response)
+        let placement = try self.writer.write(response, compressible: !Self.isCompressed(fields))
         _ = try self.writer.write(request)
         if self.indexes, let line = CDXJLine(record: response, placement: placement, filename: self.filename) {
             self.indexLines.append(line.text)
@@ -188,6 +188,33 @@ public final class WARCArchive {
             throw WARCError.io("write", indexPath, errno: errno)
         }
     }
+
+    /// Whether a response's body is compressed already, by its header lines: a content coding,
+    /// or a media type whose formats compress (images, audio, video, archives, fonts).
+    static func isCompressed(_ fields: [UInt8]) -> Bool {
+        let head = String(decoding: fields, as: UTF8.self).lowercased()
+        for line in head.split(separator: "\n") {
+            let trimmed = line.drop { $0 == " " }
+            if trimmed.hasPrefix("content-encoding:") {
+                let coding = trimmed.dropFirst("content-encoding:".count).trimmingCharacters(
+                    in: .whitespacesAndNewlines)
+                if !coding.isEmpty && coding != "identity" {
+                    return true
+                }
+            } else if trimmed.hasPrefix("content-type:") {
+                let type = trimmed.dropFirst("content-type:".count).trimmingCharacters(in: .whitespacesAndNewlines)
+                if Self.compressedTypes.contains(where: { type.hasPrefix($0) }) && !type.hasPrefix("image/svg") {
+                    return true
+                }
+            }
+        }
+        return false
+    }
+
+    private static let compressedTypes = [
+        "image/", "audio/", "video/", "font/woff", "application/zip", "application/gzip", "application/x-gzip",
+        "application/zstd", "application/x-7z", "application/x-rar", "application/x-bzip2", "application/x-xz",
+    ]
 
     /// The first line of a message head (its line break included) and the lines after it.
     static func split(_ head: [UInt8]) -> (first: [UInt8], rest: [UInt8]) {

@@ -47,6 +47,9 @@ public final class WARCWriter {
 
     private var descriptor: Int32
     private let gzip: GzipMember?
+    /// Members stored without compression (zlib level 0), made at the first ``write(_:compressible:)``
+    /// that asks for one.
+    private var stored: GzipMember?
 
     /// Creates `path` + `.open` for writing.
     ///
@@ -82,15 +85,25 @@ public final class WARCWriter {
     ///
     /// A record is written whole or, on an error, the file is left where it was (truncated back),
     /// so a later record still starts at a record boundary.
+    ///
+    /// - Parameter compressible: `false` for a record whose block is compressed already (an image, a
+    ///   gzip body): its gzip member then stores it (zlib level 0), which every reader reads alike,
+    ///   instead of spending a deflate pass on bytes that do not shrink.
     @discardableResult
-    public func write(_ record: WARCRecord) throws(WARCError) -> Placement {
+    public func write(_ record: WARCRecord, compressible: Bool = true) throws(WARCError) -> Placement {
         guard self.descriptor >= 0 else {
             throw WARCError.closed(self.path)
         }
         let pieces = [record.head[...], record.block[...], WARCRecord.trailer[...]]
         let start = self.size
         let written: Int64
-        if let gzip = self.gzip {
+        if var gzip = self.gzip {
+            if !compressible {
+                if self.stored == nil {
+                    self.stored = try GzipMember(level: 0)
+                }
+                gzip = self.stored ?? gzip
+            }
             let member = try gzip.compress(pieces)
             try self.writeAll([member[...]], from: start)
             written = Int64(member.count)
