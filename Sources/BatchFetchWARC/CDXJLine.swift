@@ -85,6 +85,10 @@ public struct CDXJLine: Sendable, Hashable {
 
     /// `value` as Python's `json.dumps` writes a string: ASCII only, UTF-16 `\u` escapes.
     static func jsonString(_ value: String) -> String {
+        // Most values (URLs, types, digests, names) need no escape: written as they are.
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+            return "\"" + value + "\""
+        }
         var out = "\""
         for unit in value.utf16 {
             switch unit {

@@ -32,7 +32,10 @@ public final class WARCArchive {
     private let maxSize: Int64?
     /// The file being written's name, and its index lines so far.
     private var filename: String
-    private var indexLines: [String] = []
+    /// The file's index lines so far, end to end in one buffer (a string each cost ~4× its
+    /// bytes), and where each one is.
+    private var indexBytes: [UInt8] = []
+    private var indexLines: [Range<Int>] = []
     /// The path given, and how many files it has been rotated into so far.
     private let firstPath: String
     private var rotations = 0
@@ -160,7 +163,9 @@ public final class WARCArchive {
         let placement = try self.writer.write(response, compressible: !Self.isCompressed(fields))
         _ = try self.writer.write(request)
         if self.indexes, let line = CDXJLine(record: response, placement: placement, filename: self.filename) {
-            self.indexLines.append(line.text)
+            let start = self.indexBytes.count
+            self.indexBytes += line.text.utf8
+            self.indexLines.append(start..<self.indexBytes.count)
         }
         return Location(file: self.filename, offset: placement.offset, length: placement.length, recordID: response.id)
     }
@@ -181,10 +186,17 @@ public final class WARCArchive {
         }
         let indexPath = Self.indexPath(for: self.writer.path)
         // Byte order, as pywb's binary search and `LC_ALL=C sort` have it.
-        let lines = self.indexLines.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let bytes = self.indexBytes
+        let order = self.indexLines.sorted { bytes[$0].lexicographicallyPrecedes(bytes[$1]) }
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count + order.count)
+        for range in order {
+            text += bytes[range]
+            text.append(UInt8(ascii: "\n"))
+        }
+        self.indexBytes = []
         self.indexLines = []
-        let text = lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
-        guard FileManager.default.createFile(atPath: indexPath, contents: Data(text.utf8)) else {
+        guard FileManager.default.createFile(atPath: indexPath, contents: Data(text)) else {
             throw WARCError.io("write", indexPath, errno: errno)
         }
     }
@@ -192,23 +204,38 @@ public final class WARCArchive {
     /// Whether a response's body is compressed already, by its header lines: a content coding,
     /// or a media type whose formats compress (images, audio, video, archives, fonts).
     static func isCompressed(_ fields: [UInt8]) -> Bool {
-        let head = String(decoding: fields, as: UTF8.self).lowercased()
-        for line in head.split(separator: "\n") {
-            let trimmed = line.drop { $0 == " " }
-            if trimmed.hasPrefix("content-encoding:") {
-                let coding = trimmed.dropFirst("content-encoding:".count).trimmingCharacters(
-                    in: .whitespacesAndNewlines)
-                if !coding.isEmpty && coding != "identity" {
+        var lineStart = 0
+        while lineStart < fields.count {
+            let lineEnd = fields[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? fields.count
+            let line = fields[lineStart..<lineEnd]
+            if let value = Self.value(of: "content-encoding:", in: line) {
+                let coding = String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                if !coding.isEmpty && coding.lowercased() != "identity" {
                     return true
                 }
-            } else if trimmed.hasPrefix("content-type:") {
-                let type = trimmed.dropFirst("content-type:".count).trimmingCharacters(in: .whitespacesAndNewlines)
+            } else if let value = Self.value(of: "content-type:", in: line) {
+                let type = String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                    .lowercased()
                 if Self.compressedTypes.contains(where: { type.hasPrefix($0) }) && !type.hasPrefix("image/svg") {
                     return true
                 }
             }
+            lineStart = lineEnd + 1
         }
         return false
+    }
+
+    /// What follows `name` (lower case, with its colon) when `line` starts with it in any case.
+    private static func value(of name: StaticString, in line: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        let count = name.utf8CodeUnitCount
+        guard line.count >= count else {
+            return nil
+        }
+        let bytes = UnsafeBufferPointer(start: name.utf8Start, count: count)
+        for (offset, expected) in bytes.enumerated() where line[line.startIndex + offset] | 0x20 != expected | 0x20 {
+            return nil
+        }
+        return line[(line.startIndex + count)...]
     }
 
     private static let compressedTypes = [
