@@ -67,12 +67,11 @@ def run_tool(bench, workload, tool, round_number, run_values, folder=None, row=N
     if tool.head and tool.head < v["n"]:
         # A tool too slow for the whole list in a run's time limit gets its first HEAD lines, and
         # its rates are of those.
-        whole = Path(v["list"] + ".urls")
-        part = Path(f"{v['list']}.head{tool.head}")
-        if not (part.with_suffix(part.suffix + ".urls")).exists():
-            with whole.open() as lines:
-                part.with_suffix(part.suffix + ".urls").write_text("".join(next(lines) for _ in range(tool.head)))
-        v["list"] = str(part)
+        # Written anew each run: the list's URLs name this run's nginx port.
+        part = f"{v['list']}.head{tool.head}"
+        with open(v["list"] + ".urls") as lines:
+            Path(part + ".urls").write_text("".join(next(lines) for _ in range(tool.head)))
+        v["list"] = part
         v["n"] = tool.head
     for template in tool.fresh:
         Path(template.format(**v)).unlink(missing_ok=True)
