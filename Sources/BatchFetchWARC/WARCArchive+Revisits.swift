@@ -25,7 +25,7 @@ extension WARCArchive {
         _ exchange: Exchange, date: WARCDate, statusLine: [UInt8], fields: [UInt8],
         options: WARCRecord.ExchangeOptions
     ) throws -> WARCRecord {
-        let status = Self.status(of: statusLine)
+        let status = statusLine.withUnsafeBufferPointer { ResponseTrail.status(of: $0) }
         if status == 304 {
             return try WARCRecord.revisit(
                 targetURI: exchange.url, date: date, statusLine: statusLine, headerBytes: fields,
@@ -51,21 +51,6 @@ extension WARCArchive {
             options: options)
         self.captures?[digest] = Capture(recordID: record.id, targetURI: exchange.url, date: date)
         return record
-    }
-
-    /// The code of a status line (`HTTP/1.1 304 Not Modified` → 304); 0 when it has none.
-    static func status(of line: [UInt8]) -> Int {
-        guard let space = line.firstIndex(of: UInt8(ascii: " ")), space + 3 < line.count else {
-            return 0
-        }
-        var status = 0
-        for byte in line[(space + 1)...(space + 3)] {
-            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else {
-                return 0
-            }
-            status = status * 10 + Int(byte - UInt8(ascii: "0"))
-        }
-        return status
     }
 
     /// The captures a CDXJ index (pywb's form, as `--warc-cdx` writes it) names, by payload digest:

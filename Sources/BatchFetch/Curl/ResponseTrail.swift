@@ -14,7 +14,7 @@ import Foundation
 /// once the transfer ends. So both are read there, once per response, and only when asked for.
 ///
 /// Threading: engine thread only, inside its handle's ``CurlReceiver``.
-struct ResponseTrail {
+package struct ResponseTrail {
     let kinds: TransferDetails.Kinds
     /// The responses before the last that were redirects: status, and URL (`nil` for the request's own).
     private(set) var hops: [(url: String?, status: Int)] = []
@@ -165,7 +165,7 @@ struct ResponseTrail {
     }
 
     /// The status code of a status line: the three digits after its first space; 0 when there are none.
-    static func status(of line: UnsafeBufferPointer<UInt8>) -> Int {
+    package static func status(of line: UnsafeBufferPointer<UInt8>) -> Int {
         guard let space = line.firstIndex(of: UInt8(ascii: " ")), space + 3 < line.count else {
             return 0
         }
