@@ -76,7 +76,7 @@ struct FastWARCCheckTests {
     /// fastwarc's part of the report, or `nil` (said) when pip could not install it.
     static func fastwarc(_ report: OutsideReader.Report) -> OutsideReader.Report.FastWARC? {
         if let skipped = report.fastwarc.skipped {
-            #expect(!ReplayReader.required, "fastwarc: \(skipped)")
+            #expect(!WARCCheckScript.required, "fastwarc: \(skipped)")
             print("ReplayTests: fastwarc skipped: \(skipped)")
             return nil
         }

@@ -66,65 +66,31 @@ package enum OutsideReader {
         package let fastwarc: FastWARC
     }
 
-    /// Why the readers could not run: pip could not install them (the script said SKIPPED).
-    package struct Unavailable: Error, CustomStringConvertible {
-        package let description: String
-    }
-
-    /// The script failed: a test that needed it fails.
-    package struct Failure: Error, CustomStringConvertible {
-        package let description: String
-    }
+    package typealias Unavailable = WARCCheckScript.Unavailable
+    package typealias Failure = WARCCheckScript.Failure
 
     /// The readers' report on `path`, or `nil` (said on standard output) when pip could not install
-    /// them (unless `BATCHFETCH_WARC_READERS_REQUIRED=1`: see ``ReplayReader/required``); any other
+    /// them (unless `BATCHFETCH_WARC_READERS_REQUIRED=1`: see ``WARCCheckScript/required``); any other
     /// failure throws.
     package static func report(_ path: String) throws -> Report? {
         do {
             return try self.check(path)
-        } catch let skipped as Unavailable where !ReplayReader.required {
+        } catch let skipped as Unavailable where !WARCCheckScript.required {
             print("BatchFetchWARCTests: outside readers skipped: \(skipped)")
             return nil
         }
     }
 
-    package static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
     /// The readers' report on `path`.
     package static func check(_ path: String) throws -> Report {
-        let output = try self.run(["check", path], input: nil)
+        let output = try WARCCheckScript.run(["check", path])
         return try JSONDecoder().decode(Report.self, from: Data(output.utf8))
     }
 
     /// The `surt` package's keys for `urls`.
     package static func surt(_ urls: [String]) throws -> [String] {
-        let output = try self.run(["surt"], input: urls.joined(separator: "\n") + "\n")
+        let output = try WARCCheckScript.run(["surt"], input: urls.joined(separator: "\n") + "\n")
         return output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
-    }
-
-    private static func run(_ arguments: [String], input: String?) throws -> String {
-        let process = Process()
-        process.executableURL = self.root.appendingPathComponent("scripts/warc-check")
-        process.arguments = arguments
-        let stdout = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardInput = stdin
-        try process.run()
-        // A few hundred bytes at most, which a pipe takes without a reader.
-        stdin.fileHandleForWriting.write(Data((input ?? "").utf8))
-        try stdin.fileHandleForWriting.close()
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        if process.terminationStatus == 3, text.hasPrefix("warc-check: SKIPPED") {
-            throw Unavailable(description: text.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "scripts/warc-check failed with status \(process.terminationStatus): \(text)")
-        }
-        return text
     }
 }
 

@@ -3,9 +3,7 @@ import Foundation
 /// pywb's replay of WARC files, through `scripts/warc-check replay`: what a user's wayback would
 /// send for each URL in identity mode (`/COLL/id_/URL`, the archived bytes with nothing rewritten).
 ///
-/// Foundation only, and no other file of this target: any test target that imports TestSupport
-/// uses it, and the file alone compiles elsewhere. The script runs from the package root found
-/// from this file's path, `Tests/<folder>/ReplayReader.swift`. It blocks while pywb indexes the
+/// The script runs through ``WARCCheckScript``. It blocks while pywb indexes the
 /// files, starts and answers (several seconds), so call it from a test, never from the engine's
 /// thread.
 package enum ReplayReader {
@@ -33,7 +31,7 @@ package enum ReplayReader {
 
         /// The body bytes as received.
         package var bodyBytes: [UInt8] {
-            self.body.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? []
+            self.body.map { [UInt8](base64: $0) } ?? []
         }
 
         /// The value of the first header field named `name` (compared without regard to case).
@@ -48,24 +46,11 @@ package enum ReplayReader {
         }
     }
 
-    /// pywb could not be installed: the script said `warc-check: SKIPPED: …` and exited 3.
-    package struct Unavailable: Error, CustomStringConvertible {
-        package let description: String
-    }
-
-    /// The script failed, or its output was not one answer per URL: a test that needed it fails.
-    package struct Failure: Error, CustomStringConvertible {
-        package let description: String
-    }
-
-    /// With `BATCHFETCH_WARC_READERS_REQUIRED=1` in the environment, a reader that cannot be
-    /// installed fails the test instead of skipping it (for a machine where pip is known to work).
-    package static var required: Bool {
-        ProcessInfo.processInfo.environment["BATCHFETCH_WARC_READERS_REQUIRED"] == "1"
-    }
+    package typealias Unavailable = WARCCheckScript.Unavailable
+    package typealias Failure = WARCCheckScript.Failure
 
     /// pywb's answers for `urls`, in order, with `warcs` in its collection; `nil` (said on standard
-    /// output) when pip could not install pywb and ``required`` is off.
+    /// output) when pip could not install pywb and ``WARCCheckScript/required`` is off.
     ///
     /// - Parameters:
     ///   - acceptEncoding: the requests' `Accept-Encoding` (the script's default, `gzip, deflate`,
@@ -73,7 +58,7 @@ package enum ReplayReader {
     ///   - timeLimit: seconds after which the server is killed, answered or not (the script's
     ///     default, 60, when `nil`).
     /// - Throws: ``Failure`` when the script fails or does not answer every URL; ``Unavailable``
-    ///   when pip could not install pywb and ``required`` is on.
+    ///   when pip could not install pywb and ``WARCCheckScript/required`` is on.
     package static func replay(
         _ warcs: [String],
         urls: [String],
@@ -82,7 +67,7 @@ package enum ReplayReader {
     ) throws -> [Answer]? {
         do {
             return try self.answers(warcs, urls: urls, acceptEncoding: acceptEncoding, timeLimit: timeLimit)
-        } catch let skipped as Unavailable where !self.required {
+        } catch let skipped as Unavailable where !WARCCheckScript.required {
             print("ReplayReader: pywb replay skipped: \(skipped)")
             return nil
         }
@@ -106,48 +91,12 @@ package enum ReplayReader {
             arguments += ["--time-limit", String(timeLimit)]
         }
         arguments += warcs + ["--"] + urls
-        let output = try self.run(arguments)
+        let output = try WARCCheckScript.run(arguments)
         let lines = output.split(separator: "\n").filter { !$0.isEmpty }
         let answers = try lines.map { try JSONDecoder().decode(Answer.self, from: Data($0.utf8)) }
         guard answers.map(\.url) == urls else {
             throw Failure(description: "scripts/warc-check replay answered \(answers.map(\.url)) for \(urls)")
         }
         return answers
-    }
-
-    /// The package root: this file is `Tests/<folder>/ReplayReader.swift`.
-    package static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    private static func run(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = self.root.appendingPathComponent("scripts/warc-check")
-        process.arguments = arguments
-        // Standard error to a file: read after the exit, it cannot fill a pipe and stall the script.
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString).err")
-        guard FileManager.default.createFile(atPath: errors.path, contents: nil) else {
-            throw Failure(description: "cannot create \(errors.path)")
-        }
-        defer { try? FileManager.default.removeItem(at: errors) }
-        let errorHandle = try FileHandle(forWritingTo: errors)
-        defer { try? errorHandle.close() }
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = errorHandle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        if process.terminationStatus == 3, text.hasPrefix("warc-check: SKIPPED") {
-            throw Unavailable(description: text.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        guard process.terminationStatus == 0 else {
-            let said = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-            throw Failure(
-                description: "scripts/warc-check \(arguments.first ?? "") failed with status "
-                    + "\(process.terminationStatus): \(text)\(said)")
-        }
-        return text
     }
 }

@@ -67,9 +67,7 @@ struct CrawlCommand: AsyncParsableCommand {
         if self.resume && self.output == nil {
             throw ValidationError("--resume needs -o FILE")
         }
-        if self.resume && self.archiving.warc != nil {
-            throw ValidationError("--resume cannot continue a WARC file yet: run it without --warc, or afresh")
-        }
+        try self.archiving.validate(resuming: self.resume)
         if self.thumbnails == nil && self.thumbnailSize != .full {
             throw ValidationError("--thumbnail-size needs --thumbnails DIR")
         }
@@ -115,13 +113,10 @@ struct CrawlCommand: AsyncParsableCommand {
                 priority: priority, archive: archive)
         }
         writer.finish()
-        let archiveFailure = archive?.close()
-        if let archiveFailure {
-            FileHandleOutput.standardError.write(archiveFailure + "\n")
-        }
+        let archiveFailed = archive?.finish() ?? false
         try self.finish(
             run, elapsed: Date().timeIntervalSince(started), configuration: configuration,
-            archiveFailed: archiveFailure != nil)
+            archiveFailed: archiveFailed)
     }
 
     /// What `--resume` keeps of the output file: nothing without it.
@@ -163,9 +158,7 @@ struct CrawlCommand: AsyncParsableCommand {
         // every image that arrived (issue 51).
         configuration.yieldsAnsweredOnCancel = true
         self.robots.apply(self.robots.policy(cache: self.cache), to: &configuration, userAgentGiven: false)
-        if self.archiving.warc != nil {
-            configuration.details.formUnion([.exchanges, .tls])
-        }
+        self.archiving.apply(to: &configuration)
         return configuration
     }
 

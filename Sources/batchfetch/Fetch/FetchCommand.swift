@@ -164,9 +164,7 @@ struct FetchCommand: AsyncParsableCommand {
             throw ValidationError(
                 "--warc keeps the bodies in the archive and --save-dir in files; not both in one run yet")
         }
-        if self.archiving.warc != nil && self.resume {
-            throw ValidationError("--resume cannot continue a WARC file yet: run it without --warc, or afresh")
-        }
+        try self.archiving.validate(resuming: self.resume)
     }
 
     func headerFields() throws(FetchError) -> [HeaderField] {
@@ -202,9 +200,7 @@ struct FetchCommand: AsyncParsableCommand {
         // Records without bodies need only their size: libcurl's bytes are counted, not copied.
         configuration.keepsBodies = self.body != .none || self.contentPath != nil
         configuration.details = self.recordFields.engineDetails
-        if self.archiving.warc != nil {
-            configuration.details.formUnion([.exchanges, .tls])
-        }
+        self.archiving.apply(to: &configuration)
         // A signal ends the batch with every response that arrived written (issue 51).
         configuration.yieldsAnsweredOnCancel = true
         self.robots.apply(robots, to: &configuration, userAgentGiven: self.userAgent != nil)
@@ -240,14 +236,11 @@ struct FetchCommand: AsyncParsableCommand {
                 priority: priority, kept: kept)
         }
         sink.flush()
-        let archiveFailure = archive?.close()
-        if let archiveFailure {
-            FileHandleOutput.standardError.write(archiveFailure + "\n")
-        }
+        let archiveFailed = archive?.finish() ?? false
         let replaced = replacing && self.replaceOutput(kept: kept, sink: sink)
         try self.finish(
             run, source: source, tally: tally, sink: sink, kept: replacing ? (kept, replaced) : nil,
-            elapsed: Date().timeIntervalSince(started), archiveFailed: archiveFailure != nil)
+            elapsed: Date().timeIntervalSince(started), archiveFailed: archiveFailed)
     }
 
     /// What the run reads and writes, checked before the first request.

@@ -33,7 +33,10 @@ struct WARCOptions: ParsableArguments {
             once one holds SIZE bytes (K, M, G: powers of 1000; KiB, MiB, GiB: of 1024).
             """, valueName: "SIZE"),
         transform: WARCOptions.size(parsing:))
-    var warcMaxSize: Int64 = 1_000_000_000
+    var warcMaxSize: Int64 = WARCOptions.defaultMaxSize
+
+    /// 1 GB, WARC 1.1's advice for a file's size.
+    static let defaultMaxSize: Int64 = 1_000_000_000
 
     @Flag(
         help: """
@@ -68,7 +71,7 @@ struct WARCOptions: ParsableArguments {
 
     func validate() throws {
         guard let path = self.warc else {
-            if self.warcCdx || self.warcDigest != .sha1 || self.warcMaxSize != 1_000_000_000 || self.warcDedup
+            if self.warcCdx || self.warcDigest != .sha1 || self.warcMaxSize != Self.defaultMaxSize || self.warcDedup
                 || self.warcDedupIndex != nil
             {
                 throw ValidationError("--warc-cdx, --warc-digest, --warc-max-size and --warc-dedup need --warc FILE")
@@ -77,6 +80,20 @@ struct WARCOptions: ParsableArguments {
         }
         if path.isEmpty || path.hasSuffix("/") {
             throw ValidationError("--warc needs a file name, e.g. --warc crawl.warc.gz")
+        }
+    }
+
+    /// Refuses `--resume` with `--warc`: a WARC file is not continued yet.
+    func validate(resuming: Bool) throws {
+        if resuming && self.warc != nil {
+            throw ValidationError("--resume cannot continue a WARC file yet: run it without --warc, or afresh")
+        }
+    }
+
+    /// Has the engine gather what the archive keeps: every exchange, and the TLS version of each.
+    func apply(to configuration: inout Engine.Configuration) {
+        if self.warc != nil {
+            configuration.details.formUnion([.exchanges, .tls])
         }
     }
 
@@ -157,9 +174,17 @@ final class RunArchive: Sendable {
         }
     }
 
-    /// Closes the file and writes its index. - Returns: the line for standard error when the
-    /// archive failed, `nil` when it is whole.
-    func close() -> String? {
+    /// Closes the file and writes its index; says on standard error how far a failed archive got.
+    /// - Returns: whether the archive failed (the run then ends with status 1).
+    func finish() -> Bool {
+        guard let failure = self.close() else {
+            return false
+        }
+        FileHandleOutput.standardError.write(failure + "\n")
+        return true
+    }
+
+    private func close() -> String? {
         let preflights = self.robots?.takeExchanges() ?? []
         return self.state.withLock { state in
             do throws(WARCError) {
