@@ -76,6 +76,13 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // libdeflate, found through pkg-config: `--warc`'s gzip members, each compressed whole.
+        .systemLibrary(
+            name: "CDeflate",
+            path: "CDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
         // SIMD loops over bodies (SSE2 to AVX-512, NEON): JSON string escaping, JSON validation, base64.
         .systemLibrary(name: "CBytes", path: "CBytes"),
         // mallopt, sync_file_range and O_TMPFILE, which Swift's Glibc module does not expose.
@@ -131,7 +138,7 @@ let package = Package(
         // exchanges archived through them: what `--warc` writes.
         .target(
             name: "BatchFetchWARC",
-            dependencies: ["BatchFetch", "CCrypto", "CZlib"]
+            dependencies: ["BatchFetch", "CCrypto", "CDeflate", "CLinux"]
         ),
         // Answers many (robots.txt, agent, URL) queries in one process, for scripts/robots-diff and
         // the robots micro-benchmark (JSON lines in, JSON lines out).

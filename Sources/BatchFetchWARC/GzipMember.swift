@@ -1,94 +1,56 @@
-internal import CZlib
+internal import CDeflate
 
 /// Compresses one record at a time into a gzip member of its own (RFC 1952), as WARC 1.1 annex D
 /// asks: a reader can then start at any record's offset, and a file cut short loses only its last
 /// member.
 ///
-/// Owns one zlib stream, reset between members rather than made anew. The stream lives at a fixed
-/// address because zlib's state keeps a pointer back to it. Used by one thread at a time.
+/// A record is compressed whole, in one call (libdeflate): it is in memory anyway, and a
+/// whole-buffer compressor needs no stream state to reset, which for records of a few kilobytes
+/// was a good part of zlib's cost. Used by one thread at a time.
 final class GzipMember {
-    private let stream: UnsafeMutablePointer<z_stream>
-    private var output: [UInt8]
+    private let compressor: OpaquePointer
+    /// The record's pieces, end to end, reused from record to record.
+    private var input: [UInt8] = []
 
-    /// A compressor at `level` (0-9; zlib's default, 6, when `nil`).
+    /// A compressor at `level` (0-9, 0 storing without compression; 6 when `nil`, zlib's default).
     init(level: Int32?) throws(WARCError) {
-        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        let status = czlib_deflate_init_gzip(stream, level ?? Z_DEFAULT_COMPRESSION)
-        guard status == Z_OK else {
-            stream.deallocate()
-            throw WARCError.compression(status)
+        let level = level ?? 6
+        guard (0...9).contains(level) else {
+            throw WARCError.compression("level \(level) is not one of 0-9")
         }
-        self.stream = stream
-        self.output = [UInt8](repeating: 0, count: 1 << 16)
+        guard let compressor = libdeflate_alloc_compressor(level) else {
+            throw WARCError.compression("libdeflate could not allocate a compressor (out of memory)")
+        }
+        self.compressor = compressor
     }
 
     deinit {
-        deflateEnd(self.stream)
-        self.stream.deallocate()
+        libdeflate_free_compressor(self.compressor)
     }
 
     /// The gzip member holding `pieces`, one after another.
     func compress(_ pieces: [ArraySlice<UInt8>]) throws(WARCError) -> [UInt8] {
-        var member: [UInt8] = []
-        let reset = deflateReset(self.stream)
-        guard reset == Z_OK else {
-            throw WARCError.compression(reset)
-        }
-        // zlib counts input in 32 bits: larger pieces go in a gibibyte at a time.
-        var chunks: [ArraySlice<UInt8>] = []
+        self.input.removeAll(keepingCapacity: true)
         for piece in pieces {
-            var rest = piece
-            while rest.count > Self.chunk {
-                chunks.append(rest.prefix(Self.chunk))
-                rest = rest.dropFirst(Self.chunk)
+            self.input += piece
+        }
+        let compressor = self.compressor
+        let bound = libdeflate_gzip_compress_bound(compressor, self.input.count)
+        var produced = 0
+        let member = self.input.withUnsafeBytes { input in
+            [UInt8](unsafeUninitializedCapacity: bound) { output, count in
+                count = libdeflate_gzip_compress(compressor, input.baseAddress, input.count, output.baseAddress, bound)
+                produced = count
             }
-            chunks.append(rest)
         }
-        for (index, chunk) in chunks.enumerated() {
-            try self.deflate(chunk, flush: index == chunks.count - 1 ? Z_FINISH : Z_NO_FLUSH, into: &member)
+        // The bound holds any input; 0 would mean it did not.
+        guard produced > 0 else {
+            throw WARCError.compression("libdeflate produced no output for \(self.input.count) bytes")
         }
-        if chunks.isEmpty {
-            try self.deflate([], flush: Z_FINISH, into: &member)
+        // A large record's input buffer is not kept for the next, small one.
+        if self.input.capacity > 1 << 24 {
+            self.input = []
         }
         return member
-    }
-
-    private static let chunk = 1 << 30
-
-    private func deflate(_ piece: ArraySlice<UInt8>, flush: Int32, into member: inout [UInt8]) throws(WARCError) {
-        let stream = self.stream
-        let failure: Int32? = piece.withUnsafeBufferPointer { input -> Int32? in
-            stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-            stream.pointee.avail_in = UInt32(input.count)
-            while true {
-                let (status, produced) = self.output.withUnsafeMutableBufferPointer { buffer -> (Int32, Int) in
-                    stream.pointee.next_out = buffer.baseAddress
-                    stream.pointee.avail_out = UInt32(buffer.count)
-                    let status = CZlib.deflate(stream, flush)
-                    return (status, buffer.count - Int(stream.pointee.avail_out))
-                }
-                member += self.output[..<produced]
-                switch status {
-                case Z_STREAM_END:
-                    return nil
-                case Z_OK, Z_BUF_ERROR:
-                    // Z_BUF_ERROR: no progress this call; with output space given, only when the
-                    // input is used up and more is expected, which ends a Z_NO_FLUSH piece.
-                    if stream.pointee.avail_in == 0 && stream.pointee.avail_out != 0 && flush != Z_FINISH {
-                        return nil
-                    }
-                    if status == Z_BUF_ERROR && produced == 0 {
-                        return status
-                    }
-                default:
-                    return status
-                }
-            }
-        }
-        stream.pointee.next_in = nil
-        if let failure {
-            throw WARCError.compression(failure)
-        }
     }
 }

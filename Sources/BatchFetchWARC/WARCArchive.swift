@@ -160,8 +160,7 @@ public final class WARCArchive {
                 options: WARCRecord.ExchangeOptions(
                     concurrentTo: response.id, ipAddress: exchange.address, protocols: protocols, digest: self.digest))
         }
-        let placement = try self.writer.write(response, compressible: !Self.isCompressed(fields))
-        _ = try self.writer.write(request)
+        let placement = try self.writer.write([(response, !Self.isCompressed(fields)), (request, true)])[0]
         if self.indexes, let line = CDXJLine(record: response, placement: placement, filename: self.filename) {
             let start = self.indexBytes.count
             self.indexBytes += line.text.utf8
@@ -209,20 +208,30 @@ public final class WARCArchive {
             let lineEnd = fields[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? fields.count
             let line = fields[lineStart..<lineEnd]
             if let value = Self.value(of: "content-encoding:", in: line) {
-                let coding = String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                if !coding.isEmpty && coding.lowercased() != "identity" {
+                let coding = Self.trimmedLowercase(value)
+                if !coding.isEmpty && !coding.elementsEqual("identity".utf8) {
                     return true
                 }
             } else if let value = Self.value(of: "content-type:", in: line) {
-                let type = String(decoding: value, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                    .lowercased()
-                if Self.compressedTypes.contains(where: { type.hasPrefix($0) }) && !type.hasPrefix("image/svg") {
+                let type = Self.trimmedLowercase(value)
+                let svg = type.starts(with: "image/svg".utf8)
+                if !svg && Self.compressedTypes.contains(where: { type.starts(with: $0) }) {
                     return true
                 }
             }
             lineStart = lineEnd + 1
         }
         return false
+    }
+
+    /// `bytes` without surrounding white space, ASCII letters in lower case.
+    private static func trimmedLowercase(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+        else {
+            return []
+        }
+        return bytes[first...last].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
     }
 
     /// What follows `name` (lower case, with its colon) when `line` starts with it in any case.
@@ -232,16 +241,20 @@ public final class WARCArchive {
             return nil
         }
         let bytes = UnsafeBufferPointer(start: name.utf8Start, count: count)
-        for (offset, expected) in bytes.enumerated() where line[line.startIndex + offset] | 0x20 != expected | 0x20 {
-            return nil
+        var index = line.startIndex
+        for expected in bytes {
+            guard line[index] | 0x20 == expected | 0x20 else {
+                return nil
+            }
+            index += 1
         }
-        return line[(line.startIndex + count)...]
+        return line[index...]
     }
 
     private static let compressedTypes = [
         "image/", "audio/", "video/", "font/woff", "application/zip", "application/gzip", "application/x-gzip",
         "application/zstd", "application/x-7z", "application/x-rar", "application/x-bzip2", "application/x-xz",
-    ]
+    ].map { Array($0.utf8) }
 
     /// The first line of a message head (its line break included) and the lines after it.
     static func split(_ head: [UInt8]) -> (first: [UInt8], rest: [UInt8]) {
@@ -266,12 +279,11 @@ public final class WARCArchive {
 
     /// The method and target of a request line (`GET /a?b=1 HTTP/1.1`).
     static func methodAndTarget(_ line: [UInt8]) -> (method: String, target: String) {
-        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+        let parts = line.split(omittingEmptySubsequences: true) { $0 == 0x20 || $0 == 0x0D || $0 == 0x0A || $0 == 0x09 }
         guard parts.count >= 2 else {
             return ("GET", "/")
         }
-        return (String(parts[0]), String(parts[1]))
+        return (String(decoding: parts[0], as: UTF8.self), String(decoding: parts[1], as: UTF8.self))
     }
 
     /// A record made by `make`, its only error as a ``WARCError``.

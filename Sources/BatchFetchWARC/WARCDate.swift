@@ -32,9 +32,25 @@ public struct WARCDate: Sendable, Hashable, Comparable {
 
     /// `2026-11-29T10:00:00.123456Z`: the form of `WARC-Date`.
     public var warcText: String {
-        let (date, time) = self.fields()
-        return "\(date[0])-\(date[1])-\(date[2])T\(time[0]):\(time[1]):\(time[2])."
-            + Self.pad(Int(self.microseconds), 6) + "Z"
+        // Digits into a fixed pattern: a record's date is written twice per exchange, and string
+        // interpolation cost more than the rest of the record's head.
+        var text = Array("0000-00-00T00:00:00.000000Z".utf8)
+        var clock = time_t(self.seconds)
+        var parts = tm()
+        gmtime_r(&clock, &parts)
+        let values: [(value: Int, end: Int, width: Int)] = [
+            (Int(parts.tm_year) + 1900, 4, 4), (Int(parts.tm_mon) + 1, 7, 2), (Int(parts.tm_mday), 10, 2),
+            (Int(parts.tm_hour), 13, 2), (Int(parts.tm_min), 16, 2), (Int(parts.tm_sec), 19, 2),
+            (Int(self.microseconds), 26, 6),
+        ]
+        for (value, end, width) in values {
+            var rest = min(max(value, 0), 999_999)
+            for index in stride(from: end - 1, through: end - width, by: -1) {
+                text[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// `20261129100000`: the 14 digits of a CDX or CDXJ timestamp (whole seconds, as pywb reads).

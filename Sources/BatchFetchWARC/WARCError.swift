@@ -25,7 +25,7 @@ public struct WARCError: Error, Sendable, Equatable, CustomStringConvertible {
     private enum Code: Equatable {
         case invalidField(name: String)
         case io(operation: String, path: String, errno: Int32)
-        case compression(status: Int32)
+        case compression(reason: String)
         case closed(path: String)
     }
 
@@ -49,8 +49,8 @@ public struct WARCError: Error, Sendable, Equatable, CustomStringConvertible {
         case .io(let operation, let path, let errno):
             "could not \(operation) \(path): \(String(cString: strerror(errno))) (errno \(errno)); "
                 + "check the folder exists, is writable and has space"
-        case .compression(let status):
-            "zlib failed to compress a WARC record (status \(status)); the machine may be out of memory"
+        case .compression(let reason):
+            "could not compress a WARC record: \(reason)"
         case .closed(let path):
             "the WARC file \(path) is already closed; open a new writer to write more records"
         }
@@ -62,7 +62,7 @@ public struct WARCError: Error, Sendable, Equatable, CustomStringConvertible {
         WARCError(code: .io(operation: operation, path: path, errno: errno))
     }
 
-    static func compression(_ status: Int32) -> WARCError { WARCError(code: .compression(status: status)) }
+    static func compression(_ reason: String) -> WARCError { WARCError(code: .compression(reason: reason)) }
 
     static func closed(_ path: String) -> WARCError { WARCError(code: .closed(path: path)) }
 }

@@ -1,3 +1,6 @@
+internal import CLinux
+import Synchronization
+
 /// One WARC 1.1 record: its type, its header fields in the order they are written, and its block.
 ///
 /// A record is a value with no I/O: the builders (``response(targetURI:date:statusLine:headerBytes:body:options:)``,
@@ -110,16 +113,7 @@ public struct WARCRecord: Sendable {
 
     /// A new `WARC-Record-ID`: `<urn:uuid:…>` with a random (version 4) UUID in lower case.
     public static func newID() -> String {
-        // Two draws of the system's generator and one string: a byte-by-byte draw cost a system
-        // call per byte and a string per hex pair, a share of every record's time.
-        var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64
-        let low = generator.next() as UInt64
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in 0..<8 {
-            bytes[index] = UInt8(truncatingIfNeeded: high >> (56 - 8 * index))
-            bytes[8 + index] = UInt8(truncatingIfNeeded: low >> (56 - 8 * index))
-        }
+        var bytes = Self.randomPool.withLock { $0.take16() }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
         let digits = Array("0123456789abcdef".utf8)
@@ -134,6 +128,35 @@ public struct WARCRecord: Sendable {
         }
         text.append(UInt8(ascii: ">"))
         return String(decoding: text, as: UTF8.self)
+    }
+
+    /// The system's random bytes, drawn 4 KiB at a time: a draw per ID cost a system call each.
+    private static let randomPool = Mutex(RandomPool())
+
+    private struct RandomPool {
+        private var bytes: [UInt8] = []
+        private var next = 0
+
+        mutating func take16() -> [UInt8] {
+            if self.next + 16 > self.bytes.count {
+                var generator = SystemRandomNumberGenerator()
+                self.bytes = [UInt8](unsafeUninitializedCapacity: 4096) { buffer, count in
+                    UnsafeMutableRawBufferPointer(buffer).withMemoryRebound(to: UInt64.self) { words in
+                        // One getrandom(2) for the pool; the generator's draws, 8 bytes each, where it fails.
+                        guard clinux_random_bytes(words.baseAddress, 4096) != 4096 else {
+                            return
+                        }
+                        for index in words.indices {
+                            words[index] = generator.next()
+                        }
+                    }
+                    count = 4096
+                }
+                self.next = 0
+            }
+            defer { self.next += 16 }
+            return Array(self.bytes[self.next..<self.next + 16])
+        }
     }
 }
 

@@ -91,28 +91,44 @@ public final class WARCWriter {
     ///   instead of spending a deflate pass on bytes that do not shrink.
     @discardableResult
     public func write(_ record: WARCRecord, compressible: Bool = true) throws(WARCError) -> Placement {
+        try self.write([(record, compressible)])[0]
+    }
+
+    /// Appends `records` in order, in one system call, and says where each went: an exchange's
+    /// response and request records go together. All are written or, on an error, none.
+    @discardableResult
+    public func write(_ records: [(record: WARCRecord, compressible: Bool)]) throws(WARCError) -> [Placement] {
         guard self.descriptor >= 0 else {
             throw WARCError.closed(self.path)
         }
-        let pieces = [record.head[...], record.block[...], WARCRecord.trailer[...]]
         let start = self.size
-        let written: Int64
-        if var gzip = self.gzip {
-            if !compressible {
-                if self.stored == nil {
-                    self.stored = try GzipMember(level: 0)
+        var pieces: [[UInt8]] = []
+        var placements: [Placement] = []
+        placements.reserveCapacity(records.count)
+        var offset = start
+        for (record, compressible) in records {
+            let head = record.head
+            let length: Int
+            if var gzip = self.gzip {
+                if !compressible {
+                    if self.stored == nil {
+                        self.stored = try GzipMember(level: 0)
+                    }
+                    gzip = self.stored ?? gzip
                 }
-                gzip = self.stored ?? gzip
+                let member = try gzip.compress([head[...], record.block[...], WARCRecord.trailer[...]])
+                length = member.count
+                pieces.append(member)
+            } else {
+                length = head.count + record.block.count + WARCRecord.trailer.count
+                pieces += [head, record.block, WARCRecord.trailer]
             }
-            let member = try gzip.compress(pieces)
-            try self.writeAll([member[...]], from: start)
-            written = Int64(member.count)
-        } else {
-            try self.writeAll(pieces, from: start)
-            written = Int64(pieces.reduce(0) { $0 + $1.count })
+            placements.append(Placement(offset: offset, length: Int64(length)))
+            offset += Int64(length)
         }
-        self.size = start + written
-        return Placement(offset: start, length: written)
+        try self.writeAll(pieces, from: start)
+        self.size = offset
+        return placements
     }
 
     /// Syncs the file to disk, closes it and renames it from ``openPath`` to ``path``. Closing a
@@ -140,37 +156,66 @@ public final class WARCWriter {
         unlink(self.openPath)
     }
 
-    private func writeAll(_ pieces: [ArraySlice<UInt8>], from start: Int64) throws(WARCError) {
-        for piece in pieces {
-            var rest = piece
-            while !rest.isEmpty {
-                let count = rest.withUnsafeBytes { writeDescriptor(self.descriptor, $0.baseAddress, $0.count) }
-                if count < 0 {
-                    let error = errno
-                    if error == EINTR {
-                        continue
-                    }
-                    // Leave no partial record for the next one to follow.
-                    _ = ftruncate(self.descriptor, off_t(start))
-                    _ = lseek(self.descriptor, off_t(start), SEEK_SET)
-                    throw WARCError.io("write", self.openPath, errno: error)
+    /// Writes `pieces` end to end with writev(2), continuing after short writes.
+    private func writeAll(_ pieces: [[UInt8]], from start: Int64) throws(WARCError) {
+        var index = 0
+        var done = 0
+        while index < pieces.count {
+            // Up to 64 pieces a call, well under IOV_MAX; the first may be partly written.
+            let batch = pieces[index..<min(pieces.count, index + 64)]
+            let count = Self.withIOVecs(batch, skipping: done) {
+                writeVector(self.descriptor, $0.baseAddress, Int32($0.count))
+            }
+            if count < 0 {
+                let error = errno
+                if error == EINTR {
+                    continue
                 }
-                rest = rest.dropFirst(count)
+                // Leave no partial record for the next one to follow.
+                _ = ftruncate(self.descriptor, off_t(start))
+                _ = lseek(self.descriptor, off_t(start), SEEK_SET)
+                throw WARCError.io("write", self.openPath, errno: error)
+            }
+            var rest = done + count
+            while index < pieces.count && rest >= pieces[index].count {
+                rest -= pieces[index].count
+                index += 1
+            }
+            done = rest
+        }
+    }
+
+    /// Calls `body` with iovecs for `pieces`, the first without its first `skipping` bytes.
+    private static func withIOVecs<Result>(
+        _ pieces: ArraySlice<[UInt8]>, skipping: Int, _ body: (UnsafeBufferPointer<iovec>) -> Result
+    ) -> Result {
+        func gather(_ rest: ArraySlice<[UInt8]>, _ vectors: inout [iovec]) -> Result {
+            guard let first = rest.first else {
+                return vectors.withUnsafeBufferPointer(body)
+            }
+            return first.withUnsafeBytes { bytes in
+                let skip = vectors.isEmpty ? skipping : 0
+                let base = UnsafeMutableRawPointer(mutating: bytes.baseAddress?.advanced(by: skip))
+                vectors.append(iovec(iov_base: base, iov_len: bytes.count - skip))
+                return gather(rest.dropFirst(), &vectors)
             }
         }
+        var vectors: [iovec] = []
+        vectors.reserveCapacity(pieces.count)
+        return gather(pieces, &vectors)
     }
 }
 
 @available(*, unavailable)
 extension WARCWriter: Sendable {}
 
-// close(2) and write(2) under names of their own: inside the class, `close` and `write` are its
+// close(2) and writev(2) under names of their own: inside the class, `close` and `write` are its
 // methods.
 @discardableResult
 private func closeDescriptor(_ descriptor: Int32) -> Int32 {
     close(descriptor)
 }
 
-private func writeDescriptor(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
+private func writeVector(_ descriptor: Int32, _ vectors: UnsafePointer<iovec>?, _ count: Int32) -> Int {
+    writev(descriptor, vectors, count)
 }

@@ -124,6 +124,49 @@ struct WARCWriterTests {
         Self.expectParsed(report, records)
     }
 
+    /// Records written together (one writev, as an exchange's pair is) land end to end, each a
+    /// member of its own, stored ones (level 0) and a 5 MB incompressible one included.
+    @Test(arguments: ["batch.warc.gz", "batch.warc"])
+    func recordsWrittenTogetherReadBackAsIfWrittenOneByOne(name: String) throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent(name).path
+        var generator = SystemRandomNumberGenerator()
+        let noise = (0..<5_000_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let large = try WARCRecord.response(
+            targetURI: "http://127.0.0.1/large", date: WARCDate(seconds: 1_795_946_402),
+            statusLine: Array("HTTP/1.1 200 OK\r\n".utf8),
+            headerBytes: Array("Content-Type: application/octet-stream\r\n".utf8), body: noise)
+        let records = try Self.records(digest: .sha1) + [large]
+        let writer = try WARCWriter(path: path)
+        let first = try writer.write(records[0])
+        let rest = try writer.write([(records[1], true), (records[2], false), (records[3], true), (records[4], false)])
+        try writer.close()
+        let placements = [first] + rest
+        #expect(placements.count == records.count)
+        for (earlier, later) in zip(placements, placements.dropFirst()) {
+            #expect(later.offset == earlier.offset + earlier.length)
+        }
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64
+        #expect(size == placements.last.map { $0.offset + $0.length })
+        guard let report = try OutsideReader.report(path) else {
+            return
+        }
+        #expect(report.check.status == 0, "\(report.check.output)")
+        #expect(report.check.output.components(separatedBy: "digest pass").count - 1 == records.count)
+        #expect(report.records.map(\.offset) == placements.map(\.offset))
+        if name.hasSuffix(".gz") {
+            #expect(report.members.count == records.count)
+            for (member, record) in zip(report.members, records) {
+                #expect([UInt8](base64: member.data) == record.serialized)
+            }
+            // Stored members are a little larger than their records; compressed ones smaller.
+            #expect(placements[2].length > records[2].serialized.count)
+            #expect(placements[4].length > records[4].serialized.count)
+            #expect(placements[1].length < records[1].serialized.count)
+        }
+    }
+
     @Test func aCutOffLastGzipMemberLosesOnlyThatRecord() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
