@@ -161,6 +161,44 @@ struct FetchWARCTests {
         }
     }
 
+    /// A brotli body nobody asked for (kept in its coding, as sent), a 5 MB body and a HEAD
+    /// request's empty answer: each verified by warcio and fastwarc, the bytes as the server sent them.
+    @Test func brotliFiveMegabytesAndHeadAreArchivedAsSent() async throws {
+        let folder = try ScratchDirectory("warc")
+        let path = folder.path("sizes.warc.gz")
+        let headPath = folder.path("head.warc.gz")
+        try await TestHTTPServer.with { server in
+            let urls = [server.baseURL + "/brotli", server.baseURL + "/bytes?n=5000000"]
+            let output = try await Self.fetch(["--warc", path, "--fields", "warc", "--body", "base64"] + urls)
+            #expect(output.status == 0, "\(output.summary)")
+            let records = try output.records()
+            let head = try await Self.fetch(["--warc", headPath, "-I", server.baseURL + "/ok?size=80"])
+            #expect(head.status == 0, "\(head.summary)")
+            guard let report = try OutsideReader.report(path), let headReport = try OutsideReader.report(headPath)
+            else {
+                return
+            }
+            for (file, checked) in [(path, report), (headPath, headReport)] {
+                #expect(checked.check.status == 0, "warcio check \(file): \(checked.check.output)")
+                let fastwarc = checked.fastwarc
+                #expect(fastwarc.skipped != nil || fastwarc.status == 0, "fastwarc: \(fastwarc.output)")
+            }
+            let responses = report.records.filter { $0.type == "response" }
+            #expect(responses.count == 2)
+            #expect(Self.field("Content-Encoding", of: responses.first?.http_headers) == "br")
+            #expect(responses.first.map { [UInt8](base64: $0.raw_payload) } == TestHTTPServer.brotliJSON)
+            let shown = records.map { Data(base64Encoded: $0["body"] as? String ?? "") ?? Data() }
+            #expect(shown.first.map([UInt8].init) == TestHTTPServer.brotliJSON, "the record shows what was received")
+            let large = responses.last.map { [UInt8](base64: $0.raw_payload) } ?? []
+            #expect(large.count == 5_000_000 && shown.last.map([UInt8].init) == large)
+            // HEAD: the response's head alone, and the request line as sent.
+            let headResponse = try #require(headReport.records.first { $0.type == "response" })
+            #expect(headResponse.http_status == "200" && headResponse.raw_payload.isEmpty)
+            let members = headReport.members.map { String(decoding: [UInt8](base64: $0.data), as: UTF8.self) }
+            #expect(members.contains { $0.contains("WARC-Type: request") && $0.contains("HEAD /ok?size=80 HTTP/1.1") })
+        }
+    }
+
     @Test func aRequestWithNoAnswerWritesNothingButItsRecord() async throws {
         let folder = try ScratchDirectory("warc")
         let path = folder.path("none.warc.gz")

@@ -176,6 +176,10 @@ final class TestHTTPHandler: ChannelInboundHandler {
             } else {
                 self.respond(context: context, status: .ok, body: "{\"compressed\":true}", type: "application/json")
             }
+        case "/brotli":
+            self.respond(
+                context: context, status: .ok, body: ByteBuffer(bytes: TestHTTPServer.brotliJSON),
+                type: "application/json", headers: [("Content-Encoding", "br")])
         case "/typed":
             self.respondTyped(context: context, items: components?.queryItems ?? [])
         case "/headers":
