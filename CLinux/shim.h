@@ -2,8 +2,7 @@
 //
 // Why this shim exists: mallopt and its M_* parameters live in <malloc.h>, which the Glibc module
 // does not include; sync_file_range needs _GNU_SOURCE, which it does not define; O_TMPFILE is a
-// macro of two others, which Swift does not import; pthread_setname_np and memrchr need _GNU_SOURCE;
-// getrandom is in <sys/random.h>, which it does not include. The functions below are `static inline` and
+// macro of two others, which Swift does not import; pthread_setname_np and memrchr need _GNU_SOURCE. The functions below are `static inline` and
 // prefixed `clinux_`, so the header adds no symbols of its own. Where the C library lacks a call,
 // its function does nothing.
 #ifndef CLINUX_SHIM_H
@@ -18,7 +17,6 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
-#include <sys/random.h>
 #endif
 #include <stddef.h>
 #include <string.h>
@@ -89,18 +87,6 @@ static inline int clinux_name_thread(const char *name) {
 #else
     (void)name;
     return 0;
-#endif
-}
-
-/// Fills `count` bytes at `bytes` from the kernel's random source in one call (getrandom(2)).
-/// Returns how many bytes it filled, or -1; where the C library lacks the call, -1.
-static inline long clinux_random_bytes(void *bytes, size_t count) {
-#if defined(__GLIBC__)
-    return getrandom(bytes, count, 0);
-#else
-    (void)bytes;
-    (void)count;
-    return -1;
 #endif
 }
 

@@ -1,5 +1,10 @@
-internal import CLinux
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One WARC 1.1 record: its type, its header fields in the order they are written, and its block.
 ///
@@ -139,23 +144,31 @@ public struct WARCRecord: Sendable {
 
         mutating func take16() -> [UInt8] {
             if self.next + 16 > self.bytes.count {
-                var generator = SystemRandomNumberGenerator()
                 self.bytes = [UInt8](unsafeUninitializedCapacity: 4096) { buffer, count in
-                    UnsafeMutableRawBufferPointer(buffer).withMemoryRebound(to: UInt64.self) { words in
-                        // One getrandom(2) for the pool; the generator's draws, 8 bytes each, where it fails.
-                        guard clinux_random_bytes(words.baseAddress, 4096) != 4096 else {
-                            return
-                        }
-                        for index in words.indices {
-                            words[index] = generator.next()
-                        }
-                    }
+                    Self.fill(UnsafeMutableRawBufferPointer(buffer))
                     count = 4096
                 }
                 self.next = 0
             }
             defer { self.next += 16 }
             return Array(self.bytes[self.next..<self.next + 16])
+        }
+
+        /// One read of the kernel's source (`/dev/urandom`); where it cannot be read, the
+        /// standard library's generator, 8 bytes a draw.
+        private static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+            let descriptor = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+            if descriptor >= 0 {
+                let count = read(descriptor, buffer.baseAddress, buffer.count)
+                close(descriptor)
+                if count == buffer.count {
+                    return
+                }
+            }
+            var generator = SystemRandomNumberGenerator()
+            for offset in stride(from: 0, to: buffer.count, by: 8) {
+                buffer.storeBytes(of: generator.next() as UInt64, toByteOffset: offset, as: UInt64.self)
+            }
         }
     }
 }
