@@ -199,6 +199,30 @@ struct FetchWARCTests {
         }
     }
 
+    /// A URL listed twice is fetched once: the copy's `warc` names the owner's response record.
+    @Test func aCopyNamesTheResponseItsOwnerArchived() async throws {
+        let folder = try ScratchDirectory("warc")
+        let path = folder.path("copies.warc.gz")
+        try await TestHTTPServer.with { server in
+            let urls = [server.baseURL + "/ok?size=10", server.baseURL + "/ok?size=20", server.baseURL + "/ok?size=10"]
+            let output = try await Self.fetch(["--warc", path, "--fields", "warc"] + urls)
+            #expect(output.status == 0, "\(output.summary)")
+            let records = try output.records()
+            #expect(records.count == 3)
+            #expect(records[2]["shared_with"] as? Int == 0)
+            let owner = records[0]["warc"] as? [String: Any]
+            let copy = records[2]["warc"] as? [String: Any]
+            #expect(owner != nil && copy?["record_id"] as? String == owner?["record_id"] as? String)
+            #expect(copy?["offset"] as? Int == owner?["offset"] as? Int)
+            #expect(copy?["record_id"] as? String != (records[1]["warc"] as? [String: Any])?["record_id"] as? String)
+            guard let report = try OutsideReader.report(path) else {
+                return
+            }
+            let responses = report.records.filter { $0.type == "response" }
+            #expect(responses.count == 2, "the copy's bytes are not written twice")
+        }
+    }
+
     @Test func aRequestWithNoAnswerWritesNothingButItsRecord() async throws {
         let folder = try ScratchDirectory("warc")
         let path = folder.path("none.warc.gz")

@@ -3,6 +3,7 @@ import BatchFetch
 import BatchFetchMerge
 import BatchFetchRobotsPolicy
 import BatchFetchWARC
+import DequeModule
 import Foundation
 import Synchronization
 
@@ -136,7 +137,15 @@ final class RunArchive: Sendable {
         let archive: WARCArchive
         var failure: WARCError?
         var archivedResults = 0
+        /// Where the latest results' responses went, by index, for the copies their transfers
+        /// answered (``FetchResult/sharedWith``): an owner is always archived before its copies.
+        var recent: [Int: WARCArchive.Location] = [:]
+        var recentOrder = Deque<Int>()
     }
+
+    /// How many owners' locations are kept for later copies (a copy the replay cache answers
+    /// after more records than this have been archived gets `null`).
+    static let recentLocations = 65_536
 
     private let state: Mutex<State>
     /// robots.txt's own exchanges (`--robots`), archived before the next result's.
@@ -152,7 +161,7 @@ final class RunArchive: Sendable {
     func archive(_ result: FetchResult) -> WARCArchive.Location? {
         let preflights = self.robots?.takeExchanges() ?? []
         let exchanges = result.sharedWith == nil ? result.details?.exchanges ?? [] : []
-        guard !exchanges.isEmpty || !preflights.isEmpty else {
+        guard !exchanges.isEmpty || !preflights.isEmpty || result.sharedWith != nil else {
             return nil
         }
         return self.state.withLock { state in
@@ -161,11 +170,19 @@ final class RunArchive: Sendable {
             }
             do throws(WARCError) {
                 _ = try state.archive.archive(preflights)
-                guard !exchanges.isEmpty else {
+                if let owner = result.sharedWith {
+                    // Its bytes are the owner's: the same response record.
+                    return state.recent[owner]
+                }
+                guard !exchanges.isEmpty, let location = try state.archive.archive(exchanges) else {
                     return nil
                 }
-                let location = try state.archive.archive(exchanges)
                 state.archivedResults += 1
+                state.recent[result.index] = location
+                state.recentOrder.append(result.index)
+                if state.recentOrder.count > Self.recentLocations, let oldest = state.recentOrder.popFirst() {
+                    state.recent[oldest] = nil
+                }
                 return location
             } catch {
                 state.failure = error
