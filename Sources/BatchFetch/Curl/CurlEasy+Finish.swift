@@ -19,7 +19,9 @@ extension CurlEasy {
         connects += self.follower?.earlierConnections ?? 0
         let code = self.resultCode
         let timings = self.follower?.including(self.timings(queued: queued)) ?? self.timings(queued: queued)
-        guard code == CURLE_OK && self.follower?.failure == nil else {
+        // A split download's part that stopped at its end, as planned, ended well.
+        let cut = code == CURLE_WRITE_ERROR && self.receiver.pointee.part?.cut == true
+        guard (code == CURLE_OK || cut) && self.follower?.failure == nil else {
             // A final status that arrived before the failure (a timeout mid-body, a body over the
             // limit, a file that could not be written, a redirect not followed) stays with the
             // error; an interim 1xx is none.
@@ -142,6 +144,10 @@ extension CurlEasy {
         }
         if let spool = self.receiver.pointee.spool, spool.failure != 0 {
             return spool.writeError
+        }
+        if self.receiver.pointee.part?.refused == true {
+            return FetchError(
+                kind: .transport, message: "the server answered a range of a split download with another range")
         }
         if self.receiver.pointee.resumeRefused {
             return FetchError(

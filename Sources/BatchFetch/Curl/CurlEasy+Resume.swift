@@ -27,14 +27,20 @@ struct ResumePoint {
         if headers["accept-ranges"]?.lowercased() == "none" {
             return nil
         }
-        // A weak ETag may not be used in If-Range (RFC 9110 §13.1.5).
-        let validator =
-            headers["etag"].flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? headers["last-modified"]
-            ?? (resumed ? previous?.validator : nil)
-        guard let validator, !validator.isEmpty, !validator.utf8.contains(where: { $0 == 13 || $0 == 10 }) else {
+        guard let validator = Self.validator(in: headers) ?? (resumed ? previous?.validator : nil) else {
             return nil
         }
         return ResumePoint(body: body, validator: validator, status: resumed ? (previous?.status ?? 200) : status)
+    }
+
+    /// `If-Range`'s value for a response: its strong `ETag`, else its `Last-Modified`; `nil` when
+    /// it has neither (a weak ETag may not be used in If-Range, RFC 9110 §13.1.5).
+    static func validator(in headers: HTTPHeaders) -> String? {
+        let validator = headers["etag"].flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? headers["last-modified"]
+        guard let validator, !validator.isEmpty, !validator.utf8.contains(where: { $0 == 13 || $0 == 10 }) else {
+            return nil
+        }
+        return validator
     }
 
     /// Whether `value` (`Content-Range`) is a byte range that starts at `offset`.
@@ -49,6 +55,10 @@ extension CurlEasy {
     /// puts the bytes it had in the receiver; otherwise clears a range the handle's last transfer set.
     func setResume(_ transfer: Transfer) {
         let h = self.rawHandle
+        if let part = transfer.part {
+            self.setPartRange(part)
+            return
+        }
         guard let point = transfer.resume, transfer.request.method == .get, !transfer.request.hasBody,
             self.receiver.pointee.seed(point.body)
         else {

@@ -42,6 +42,10 @@ struct CurlReceiver {
     private(set) var resumeAccepted = false
     /// The answer to a resumed request was a range other than the one asked for.
     private(set) var resumeRefused = false
+    /// Set while the transfer receives one part of a split download (``SplitDownload``).
+    var part: PartWatch?
+    /// What ``CurlEasy/splitFacts()`` found in this response's head, once asked.
+    var splitFacts: SplitFacts?? = nil
 
     init(
         handle: UnsafeMutableRawPointer, maxBodyBytes: Int, keepsBody: Bool = true, spool: BodySpool? = nil,
@@ -85,6 +89,14 @@ struct CurlReceiver {
         if self.resumedFrom > 0 && !self.resumeAccepted && !self.checkResumed() {
             return 0
         }
+        if self.part != nil {
+            return self.receivePart(data, count: count)
+        }
+        return self.keep(data, count: count)
+    }
+
+    /// Body bytes past the checks of a resumed or split download.
+    private mutating func keep(_ data: UnsafeRawPointer, count: Int) -> Int {
         if self.spool != nil && !self.keepsThisBody {
             return self.spoolBody(data, count: count)
         }
@@ -122,6 +134,35 @@ struct CurlReceiver {
             return 0
         }
         return self.spool?.append(data, count: count) == true ? count : 0
+    }
+
+    /// Body bytes of a split download's part: a helper's answer is checked at its first bytes;
+    /// bytes up to the part's end are kept, and the transfer stops there (``PartWatch/cut``).
+    private mutating func receivePart(_ data: UnsafeRawPointer, count: Int) -> Int {
+        guard var watch = self.part else {
+            return 0
+        }
+        defer { self.part = watch }
+        if !watch.checked {
+            var status = 0
+            _ = ccurl_easy_getinfo_long(self.handle, CURLINFO_RESPONSE_CODE, &status)
+            let range = HTTPHeaders(raw: Array(self.headers.buffer))["content-range"] ?? ""
+            guard status == 206, range.lowercased() == watch.expectedRange else {
+                watch.refused = true
+                return 0
+            }
+            watch.checked = true
+        }
+        let room = watch.stopAt - self.body.count
+        if count <= room {
+            return self.keep(data, count: count)
+        }
+        if room > 0, self.keep(data, count: room) != room {
+            return 0
+        }
+        // Returning less than `count` ends the transfer (CURLE_WRITE_ERROR), as planned.
+        watch.cut = true
+        return 0
     }
 
     /// Starts the body with the bytes an earlier attempt received, for a retry that asks for the rest.
@@ -175,6 +216,8 @@ struct CurlReceiver {
     /// over is freed.
     mutating func reset() {
         self.resetForHop()
+        self.part = nil
+        self.splitFacts = nil
         self.trail?.reset()
         self.wire?.reset()
     }
@@ -202,6 +245,27 @@ struct CurlReceiver {
         self.body.deallocate()
         self.spool?.deallocate()
     }
+}
+
+/// What a receiver checks and where it stops while its transfer receives one part of a split
+/// download (``SplitDownload``).
+struct PartWatch {
+    /// Body bytes after which the part ends: the transfer stops there.
+    var stopAt: Int
+    /// The `Content-Range` (lower case) a helper's `206` must carry; `nil` for the parent's part.
+    let expectedRange: String?
+    /// Whether the answer was checked (the parent's always is).
+    var checked: Bool
+    /// The transfer stopped at ``stopAt``, as planned: its part ended well.
+    var cut = false
+    /// A helper's answer was not the range asked for.
+    var refused = false
+}
+
+/// What a response's head says of splitting its body (``CurlEasy/splitFacts()``).
+struct SplitFacts {
+    let length: Int
+    let validator: String
 }
 
 /// A growable run of bytes in `malloc`ed memory, which `Data` can take over without a copy.

@@ -144,8 +144,27 @@ extension Engine {
         /// and a result that carries any costs one allocation more.
         public var details: TransferDetails.Kinds = []
 
+        /// Splits the last large downloads of a batch into byte ranges fetched over extra
+        /// connections, as aria2c's `-s`/`-k` do: when slots are free and nothing waits for one,
+        /// the download with the most bytes left (at least twice this many) gives the second half
+        /// of them to a new connection, which asks for that range (`Range`, `If-Range`); the
+        /// result is one response with the whole body. Only for GETs whose `200` has a length,
+        /// `Accept-Ranges: bytes`, a validator and no content coding, with bodies kept in memory
+        /// (no ``bodyFolder``, ``cache`` or exchanges). `nil` (the default) = never.
+        public var splitMinimum: Int? = nil
+
         /// The default configuration.
         public init() {}
+
+        /// ``splitMinimum`` where the configuration lets bodies be split: kept whole in memory.
+        var effectiveSplitMinimum: Int? {
+            guard let minimum = self.splitMinimum, minimum > 0, self.keepsBodies, self.cache == nil,
+                self.bodyFolder == nil, !self.capturesExchanges
+            else {
+                return nil
+            }
+            return minimum
+        }
 
         /// The folder bodies stream into, when they do.
         var spoolFolder: BodyFolder? {

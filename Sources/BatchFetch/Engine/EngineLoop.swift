@@ -32,8 +32,12 @@ final class EngineLoop {
 
     /// Handles without a transfer. A busy handle is reached through its transfer
     /// (``Transfer/easy``), which the state machine holds while the attempt is in flight.
-    private var idle: [CurlEasy] = []
-    private var machine: StateMachine<SystemRandomNumberGenerator>
+    var idle: [CurlEasy] = []
+    var machine: StateMachine<SystemRandomNumberGenerator>
+    /// ``Engine/Configuration/effectiveSplitMinimum``: whether and how running downloads are split.
+    private let splitMinimum: Int?
+    /// Split downloads whose helpers a cancellation stopped, settled after it.
+    var unsettled: [SplitDownload] = []
     /// What ``EngineCore/waitingAtHosts`` was last set to: written only when it changes.
     private var publishedWaiting = 0
 
@@ -52,6 +56,7 @@ final class EngineLoop {
         } else {
             self.cookieJar = nil
         }
+        self.splitMinimum = configuration.effectiveSplitMinimum
         self.machine = StateMachine(
             configuration: configuration, random: SystemRandomNumberGenerator(), now: MonotonicClock.now())
     }
@@ -69,6 +74,9 @@ final class EngineLoop {
                 break
             }
             var now = MonotonicClock.now()
+            if !self.unsettled.isEmpty {
+                self.settleStopped(now: now)
+            }
             self.machine.timerFired(now: now)
             let rateWait = self.admit(now: now)
             self.multi.perform()
@@ -76,6 +84,9 @@ final class EngineLoop {
                 self.complete(easy)
             }
             now = MonotonicClock.now()
+            if let minimum = self.splitMinimum {
+                self.splitTail(minimum: minimum, now: now)
+            }
             let waiting = self.machine.waitingAtHosts
             if waiting != self.publishedWaiting {
                 self.publishedWaiting = waiting
@@ -155,14 +166,17 @@ final class EngineLoop {
         transfer.easy = easy
     }
 
-    private func makeHandle() -> CurlEasy? {
+    func makeHandle() -> CurlEasy? {
         CurlEasy(
             configuration: self.configuration, defaultFields: self.defaultFields,
             defaultHeaders: self.defaultHeaders, share: self.share)
     }
 
     /// Takes a transfer the state machine stopped out of the multi handle, unfinished.
-    private func stop(_ transfer: Transfer) {
+    func stop(_ transfer: Transfer) {
+        if transfer.part != nil {
+            self.partStopped(transfer)
+        }
         guard let easy = transfer.easy else {
             return
         }
@@ -191,6 +205,11 @@ final class EngineLoop {
         transfer.easy = nil
         self.idle.append(easy)
         let retryAfter = retryAfterValue.flatMap { parseRetryAfter($0, now: Date()) }
+        if transfer.part != nil {
+            self.partFinished(
+                transfer, outcome, retryAfter: retryAfter, newConnections: connections, now: MonotonicClock.now())
+            return
+        }
         self.machine.transferFinished(
             transfer, outcome, retryAfter: retryAfter, newConnections: connections, now: MonotonicClock.now())
     }
@@ -205,6 +224,10 @@ final class EngineLoop {
         self.machine.shutdown(now: MonotonicClock.now(), stop: self.stop, deliver: Self.deliver)
         let late = self.core.loopStopped()
         EngineCore.answerLate(late)
+        for download in self.unsettled {
+            download.dissolve()
+        }
+        self.unsettled.removeAll()
         self.idle.removeAll()
         self.cookieJar?.close()
     }

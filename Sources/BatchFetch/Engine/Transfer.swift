@@ -45,6 +45,21 @@ final class Transfer {
         self.submittedAt = submittedAt
     }
 
+    /// A helper of a split download (``SplitDownload``): `parent`'s request for a later byte
+    /// range, with no waiters (its bytes go to the parent's result) and no place in the
+    /// de-duplication table.
+    init(helperOf parent: Transfer, submittedAt: UInt64) {
+        self.request = parent.request
+        self.hash = nil
+        self.waiters = []
+        self.submittedAt = submittedAt
+        self.budget = parent.budget
+    }
+
+    /// The byte range of a split download (`--split-min`) this transfer receives; `nil` for a
+    /// download in one piece.
+    var part: SplitPart?
+
     /// Whether this attempt is its host's probe (``HostHealth``): its outcome says whether a
     /// suspect host is down.
     var isProbe = false

@@ -113,6 +113,17 @@ struct FetchCommand: AsyncParsableCommand {
         help: "Body bytes accepted per response (default 64 MiB; 8 GiB saved with --save-dir, without --cache).")
     var maxBody: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            """
+            Split the last large downloads into byte ranges over extra connections when slots are free and \
+            nothing waits (as aria2c -s/-k): a download with at least twice SIZE left gives half of it to a new \
+            connection (Range, If-Range). For 200s with a length, Accept-Ranges: bytes and an ETag or \
+            Last-Modified; not with --save-dir, --cache or --warc. SIZE: bytes, or K, M, G, KiB, MiB, GiB. Off by default.
+            """, valueName: "SIZE"),
+        transform: { try WARCOptions.size(parsing: $0, flag: "--split-min") })
+    var splitMin: Int64?
+
     @OptionGroup var cache: CacheOptions
 
     @OptionGroup var report: ReportOptions
@@ -195,6 +206,7 @@ struct FetchCommand: AsyncParsableCommand {
             configuration.maxSavedBodyBytes = maxBody
         }
         configuration.cache = self.cache.configuration()
+        configuration.splitMinimum = self.splitMin.map { Int(clamping: $0) }
         // Bodies stream into their files as they arrive, none held whole in memory.
         configuration.bodyFolder = files?.folder
         // Records without bodies need only their size: libcurl's bytes are counted, not copied.

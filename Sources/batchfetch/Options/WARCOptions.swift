@@ -54,6 +54,11 @@ struct WARCOptions: ParsableArguments {
 
     /// `500M`, `1G`, `64KiB` or a plain number of bytes.
     static func size(parsing text: String) throws -> Int64 {
+        try self.size(parsing: text, flag: "--warc-max-size")
+    }
+
+    /// `500M`, `1G`, `64KiB` or a plain number of bytes, given to `flag`.
+    static func size(parsing text: String, flag: String) throws -> Int64 {
         let units: [(String, Int64)] = [
             ("KiB", 1 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30), ("K", 1000), ("M", 1_000_000), ("G", 1_000_000_000),
             ("", 1),
@@ -67,7 +72,7 @@ struct WARCOptions: ParsableArguments {
             return bytes
         }
         throw ValidationError(
-            "--warc-max-size '\(text)' is not a size: give bytes, or a number with K, M, G, KiB, MiB or GiB")
+            "\(flag) '\(text)' is not a size: give bytes, or a number with K, M, G, KiB, MiB or GiB")
     }
 
     func validate() throws {
