@@ -101,7 +101,8 @@ final class RangeNginx {
     /// The access log so far, one line per request served.
     func accessLog() -> [LogLine] {
         let text = (try? String(contentsOfFile: "\(self.directory)/access.log", encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { line in
+        // nginx writes a quote inside a logged value as \x22.
+        return text.replacingOccurrences(of: "\\x22", with: "'").split(separator: "\n").compactMap { line in
             let quoted = line.split(separator: "\"", omittingEmptySubsequences: false).map(String.init)
             let fields = quoted.first?.split(separator: " ").compactMap { Int($0) } ?? []
             guard fields.count == 2, quoted.count >= 4 else {
