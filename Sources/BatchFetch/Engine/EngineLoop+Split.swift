@@ -12,7 +12,9 @@ extension EngineLoop {
             var transfers: [Transfer] = []
             var candidates: [SplitPlan.Candidate] = []
             for transfer in self.machine.running {
-                guard let easy = transfer.easy, let candidate = self.candidate(transfer, easy) else {
+                guard let easy = transfer.easy, let candidate = self.candidate(transfer, easy),
+                    self.machine.mayStartHelper(of: transfer, now: now)
+                else {
                     continue
                 }
                 transfers.append(transfer)

@@ -9,10 +9,20 @@ extension EngineLoop.StateMachine {
             && !self.hasReadyHost && (self.hostBudgets?.parkedCount ?? 0) == 0 && (self.gate?.heldCount ?? 0) == 0
     }
 
+    /// Whether a helper for `transfer`'s download may start now: the rate limits and its host's
+    /// cap and share hold for helpers as for any request.
+    mutating func mayStartHelper(of transfer: Transfer, now: UInt64) -> Bool {
+        if self.bucket != nil, self.bucket?.wait(now: now) != nil {
+            return false
+        }
+        return self.hostBudgets?.block(transfer, queued: true, now: now) == nil
+    }
+
     /// Starts a split download's helper: it holds a slot and counts on its host like any transfer,
     /// and ends with ``helperEnded(_:now:)`` (or a cancellation, which drops it: it has no waiters).
     mutating func beginHelper(_ helper: Transfer, now: UInt64) {
         self.lastNow = max(self.lastNow, now)
+        _ = self.bucket?.take(now: now)
         self.hostBudgets?.started(helper, now: now)
         _ = self.begin(helper, now: now)
     }
