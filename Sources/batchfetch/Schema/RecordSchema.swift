@@ -147,7 +147,7 @@ enum RecordSchema: String, CaseIterable {
               "additionalProperties": false
             },
             "warc": {
-              "description": "--fields warc: where --warc put the final response record; null when nothing was archived (no response, or another record's transfer answered).",
+              "description": "--fields warc: where --warc put the final response record; a copy (shared_with) names its owner's; null when nothing was archived.",
               "type": ["object", "null"],
               "required": ["file", "offset", "length", "record_id"],
               "properties": {
