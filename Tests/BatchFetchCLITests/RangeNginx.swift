@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// nginx run by a split-download test as its own child process, serving a folder of files at a
 /// limited rate per connection (`limit_rate`), with one port per behaviour towards `Range`:
@@ -34,7 +35,7 @@ final class RangeNginx {
     init(nginx: String, directory: String, root: String, rate: String) throws {
         self.directory = directory
         self.root = root
-        let ports = try Self.freePorts(5)
+        let ports = try LoopbackPorts.free(5)
         (self.honours, self.ignores, self.changes, self.cuts, self.stalls) = (
             ports[0], ports[1], ports[2], ports[3], ports[4]
         )
@@ -76,10 +77,10 @@ final class RangeNginx {
         try process.run()
         self.process = process
         let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, !ports.allSatisfy(Self.accepts), Date() < deadline {
+        while process.isRunning, !ports.allSatisfy(LoopbackPorts.accepts), Date() < deadline {
             usleep(10_000)
         }
-        guard process.isRunning, ports.allSatisfy(Self.accepts) else {
+        guard process.isRunning, ports.allSatisfy(LoopbackPorts.accepts) else {
             self.stop()
             let log = (try? String(contentsOfFile: "\(directory)/error.log", encoding: .utf8)) ?? ""
             throw RangeNginxError(description: "nginx did not start on \(ports): \(log)")
@@ -111,44 +112,6 @@ final class RangeNginx {
             return LogLine(
                 port: fields[0], status: fields[1], range: quoted[1] == "-" ? "" : quoted[1],
                 ifRange: quoted[3] == "-" ? "" : quoted[3])
-        }
-    }
-
-    private static func freePorts(_ count: Int) throws -> [Int] {
-        var sockets: [Int32] = []
-        defer { sockets.forEach { _ = close($0) } }
-        var ports: [Int] = []
-        for _ in 0..<count {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            sockets.append(socket)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                    bind(socket, raw, length) == 0 && getsockname(socket, raw, &length) == 0
-                }
-            }
-            guard bound else {
-                throw RangeNginxError(description: "no free port on 127.0.0.1")
-            }
-            ports.append(Int(UInt16(bigEndian: address.sin_port)))
-        }
-        return ports
-    }
-
-    private static func accepts(_ port: Int) -> Bool {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                connect(socket, raw, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
         }
     }
 }

@@ -36,7 +36,7 @@ struct SecurityDefaultsTests {
 
         // s_server buffers its "ACCEPT host:port" line when writing to a pipe, so the port is
         // chosen here (bound, read back, released) and the server is polled until it listens.
-        let port = try #require(try TLSServer.freePorts(1).first)
+        let port = try #require(try LoopbackPorts.free(1).first)
         let server = Process()
         server.executableURL = URL(fileURLWithPath: openssl)
         server.arguments = [
@@ -52,10 +52,10 @@ struct SecurityDefaultsTests {
             server.waitUntilExit()
         }
         let deadline = Date().addingTimeInterval(10)
-        while !TLSServer.accepts(port), Date() < deadline {
+        while !LoopbackPorts.accepts(port), Date() < deadline {
             usleep(20_000)
         }
-        #expect(TLSServer.accepts(port), "openssl s_server did not listen on \(port)")
+        #expect(LoopbackPorts.accepts(port), "openssl s_server did not listen on \(port)")
         let url = "https://127.0.0.1:\(port)/"
 
         let verified = try Executable.batchfetch().run(

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -24,7 +25,7 @@ final class ConnectionLogServer {
     init(nginx: String, openssl: String, directory: String, root: String, upstreamPort: Int) throws {
         self.directory = directory
         self.certificates = try TestCertificates(in: directory, openssl: openssl)
-        let ports = try TLSServer.freePorts(2)
+        let ports = try LoopbackPorts.free(2)
         (self.tls, self.cleartextH2) = (ports[0], ports[1])
         let locations = "root \(root); location /api/ { \(TLSServer.proxyPass(to: upstreamPort)) }"
         let configuration = TLSServer.configuration(

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -115,7 +116,7 @@ final class TLSServer {
     init(nginx: String, openssl: String, directory: String, root: String, upstreamPort: Int? = nil) throws {
         self.directory = directory
         self.certificates = try TestCertificates(in: directory, openssl: openssl)
-        let ports = try Self.freePorts(upstreamPort == nil ? 5 : 6)
+        let ports = try LoopbackPorts.free(upstreamPort == nil ? 5 : 6)
         (self.good, self.wrongHost, self.expired, self.cleartextH2) = (ports[0], ports[1], ports[2], ports[3])
         self.shortLived = ports[4]
         self.proxy = upstreamPort == nil ? nil : ports[5]
@@ -147,10 +148,10 @@ final class TLSServer {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let deadline = Date().addingTimeInterval(10)
-        while process.isRunning, !ports.allSatisfy(Self.accepts), Date() < deadline {
+        while process.isRunning, !ports.allSatisfy(LoopbackPorts.accepts), Date() < deadline {
             usleep(10_000)
         }
-        guard process.isRunning, ports.allSatisfy(Self.accepts) else {
+        guard process.isRunning, ports.allSatisfy(LoopbackPorts.accepts) else {
             Self.stop(process)
             let log = (try? String(contentsOfFile: "\(directory)/error.log", encoding: .utf8)) ?? ""
             throw TLSServerError("nginx did not start on \(ports): \(log)")
@@ -242,46 +243,6 @@ final class TLSServer {
             }
             return LogLine(
                 port: port, connection: connection, sessionReused: fields[2], protocolName: fields[3], status: status)
-        }
-    }
-
-    /// Free ports on 127.0.0.1: bound together (so they differ), read back, released.
-    static func freePorts(_ count: Int) throws -> [Int] {
-        var sockets: [Int32] = []
-        defer { sockets.forEach { _ = close($0) } }
-        var ports: [Int] = []
-        for _ in 0..<count {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            sockets.append(socket)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                    bind(socket, raw, length) == 0 && getsockname(socket, raw, &length) == 0
-                }
-            }
-            guard bound else {
-                throw TLSServerError("no free port on 127.0.0.1")
-            }
-            ports.append(Int(UInt16(bigEndian: address.sin_port)))
-        }
-        return ports
-    }
-
-    /// Whether something accepts connections on 127.0.0.1:`port`.
-    static func accepts(_ port: Int) -> Bool {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                connect(socket, raw, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
         }
     }
 }
