@@ -21,7 +21,7 @@ struct ResumePoint {
         guard !body.isEmpty, status == 200 || (status == 206 && resumed) else {
             return nil
         }
-        if let coding = headers["content-encoding"], !coding.isEmpty, coding.lowercased() != "identity" {
+        if Self.hasContentCoding(headers) {
             return nil
         }
         if headers["accept-ranges"]?.lowercased() == "none" {
@@ -41,6 +41,15 @@ struct ResumePoint {
             return nil
         }
         return validator
+    }
+
+    /// Whether the response has a content coding: libcurl hands over decoded bytes, whose count is
+    /// no offset into the encoded entity a range names.
+    static func hasContentCoding(_ headers: HTTPHeaders) -> Bool {
+        guard let coding = headers["content-encoding"] else {
+            return false
+        }
+        return !coding.isEmpty && coding.lowercased() != "identity"
     }
 
     /// Whether `value` (`Content-Range`) is a byte range that starts at `offset`.

@@ -64,10 +64,8 @@ extension CurlEasy {
             return nil
         }
         let headers = HTTPHeaders(raw: Array(self.receiver.pointee.headers.buffer))
-        if let coding = headers["content-encoding"], !coding.isEmpty, coding.lowercased() != "identity" {
-            return nil
-        }
-        guard headers["accept-ranges"]?.lowercased() == "bytes", let validator = ResumePoint.validator(in: headers)
+        guard !ResumePoint.hasContentCoding(headers), headers["accept-ranges"]?.lowercased() == "bytes",
+            let validator = ResumePoint.validator(in: headers)
         else {
             return nil
         }
