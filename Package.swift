@@ -76,12 +76,12 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // libdeflate, found through pkg-config: `--warc`'s gzip members, each compressed whole.
+        // ISA-L's igzip, found through pkg-config: `--warc`'s gzip members, each compressed whole.
         .systemLibrary(
-            name: "CDeflate",
-            path: "CDeflate",
-            pkgConfig: "libdeflate",
-            providers: [.apt(["libdeflate-dev"])]
+            name: "CISAL",
+            path: "CISAL",
+            pkgConfig: "libisal",
+            providers: [.apt(["libisal-dev"])]
         ),
         // SIMD loops over bodies (SSE2 to AVX-512, NEON): JSON string escaping, JSON validation, base64.
         .systemLibrary(name: "CBytes", path: "CBytes"),
@@ -138,7 +138,7 @@ let package = Package(
         // exchanges archived through them: what `--warc` writes.
         .target(
             name: "BatchFetchWARC",
-            dependencies: ["BatchFetch", "CCrypto", "CDeflate"]
+            dependencies: ["BatchFetch", "CCrypto", "CISAL", "CLinux"]
         ),
         // Answers many (robots.txt, agent, URL) queries in one process, for scripts/robots-diff and
         // the robots micro-benchmark (JSON lines in, JSON lines out).

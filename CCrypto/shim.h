@@ -3,11 +3,11 @@
 //
 // Why this shim exists: saved bodies are named and checked by their SHA-256, at download speed;
 // libcrypto's implementation uses the CPU's SHA extensions where they exist (several GB/s), which
-// a hand-written one would not. `static inline` functions, prefixed `ccrypto_`: the EVP one-shot
-// digest for a body in memory, and the SHA256_* context calls for a body hashed as it streams to a
-// file. OpenSSL 3 deprecates those calls, but they run the same block function as EVP without its
-// per-digest method lookup and allocation, and keep their state in a plain struct the caller owns
-// (one per easy handle, reused); the deprecation warnings are silenced here only. `crypto.h` for
+// a hand-written one would not. `static inline` functions, prefixed `ccrypto_`: the SHA*_Init,
+// _Update, _Final context calls, on the stack for a body in memory, in a caller's struct for a body
+// hashed as it streams to a file. OpenSSL 3 deprecates those calls, but they run the same block
+// function as EVP without its per-digest method lookup, locks and allocation (a few µs a call:
+// WARC hashes two small blocks per record); the deprecation warnings are silenced here only. `crypto.h` for
 // `OPENSSL_thread_stop`, which the engine thread calls before it ends (CurlGlobal.swift says why).
 #ifndef CCRYPTO_SHIM_H
 #define CCRYPTO_SHIM_H
@@ -24,15 +24,15 @@
 /// Writes the SHA-256 of `count` bytes at `data` into `digest` (32 bytes). Returns 1, or 0 when
 /// libcrypto failed (out of memory).
 static inline int ccrypto_sha256(const void *data, size_t count, unsigned char *digest) {
-    unsigned int length = 0;
-    return EVP_Digest(data, count, digest, &length, EVP_sha256(), NULL) == 1 && length == 32;
+    SHA256_CTX state;
+    return SHA256_Init(&state) == 1 && SHA256_Update(&state, data, count) == 1 && SHA256_Final(digest, &state) == 1;
 }
 
 /// Writes the SHA-1 of `count` bytes at `data` into `digest` (20 bytes). Returns 1, or 0 when
 /// libcrypto failed (out of memory).
 static inline int ccrypto_sha1(const void *data, size_t count, unsigned char *digest) {
-    unsigned int length = 0;
-    return EVP_Digest(data, count, digest, &length, EVP_sha1(), NULL) == 1 && length == 20;
+    SHA_CTX state;
+    return SHA1_Init(&state) == 1 && SHA1_Update(&state, data, count) == 1 && SHA1_Final(digest, &state) == 1;
 }
 
 /// The state of a SHA-256 in progress, owned by the caller.

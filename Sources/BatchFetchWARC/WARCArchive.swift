@@ -72,9 +72,9 @@ public final class WARCArchive {
     private static func open(
         _ path: String, digest: WARCDigest, software: String, fields: [WARCField]
     ) throws(WARCError) -> (WARCWriter, String) {
-        // zlib's fastest level: compressing is most of what archiving costs, and files are
+        // igzip's fastest level: compressing was most of what archiving costs, and files are
         // written once and read rarely.
-        let compression = WARCWriter.Compression.forPath(path) == .none ? WARCWriter.Compression.none : .gzip(level: 1)
+        let compression = WARCWriter.Compression.forPath(path) == .none ? WARCWriter.Compression.none : .gzip(level: 0)
         let writer = try WARCWriter(path: path, compression: compression)
         let filename = (path as NSString).lastPathComponent
         let info = try Self.record {
