@@ -65,22 +65,36 @@ public struct CDXJLine: Sendable, Hashable {
 
     /// The line, without its line break.
     public var text: String {
-        var items: [(String, String)] = [("url", self.url)]
+        var line = Array(SURT.key(self.url).utf8)
+        line.reserveCapacity(line.count + 200 + self.url.utf8.count)
+        line.append(UInt8(ascii: " "))
+        line += self.date.timestamp14.utf8
+        line += " {".utf8
+        Self.appendItem("url", self.url, to: &line, first: true)
         if let mime = self.mime {
-            items.append(("mime", mime))
+            Self.appendItem("mime", mime, to: &line)
         }
         if let status = self.status {
-            items.append(("status", String(status)))
+            Self.appendItem("status", String(status), to: &line)
         }
         if let digest = self.digest {
-            items.append(("digest", digest))
+            Self.appendItem("digest", digest, to: &line)
         }
-        items += [
-            ("length", String(self.placement.length)), ("offset", String(self.placement.offset)),
-            ("filename", self.filename),
-        ]
-        let object = items.map { Self.jsonString($0.0) + ": " + Self.jsonString($0.1) }.joined(separator: ", ")
-        return SURT.key(self.url) + " " + self.date.timestamp14 + " {" + object + "}"
+        Self.appendItem("length", String(self.placement.length), to: &line)
+        Self.appendItem("offset", String(self.placement.offset), to: &line)
+        Self.appendItem("filename", self.filename, to: &line)
+        line.append(UInt8(ascii: "}"))
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// `"name": "value"` after `, ` (unless `first`), as ``jsonString(_:)`` writes each.
+    private static func appendItem(_ name: String, _ value: String, to line: inout [UInt8], first: Bool = false) {
+        if !first {
+            line += ", ".utf8
+        }
+        line += Self.jsonString(name).utf8
+        line += ": ".utf8
+        line += Self.jsonString(value).utf8
     }
 
     /// `value` as Python's `json.dumps` writes a string: ASCII only, UTF-16 `\u` escapes.

@@ -98,16 +98,22 @@ public struct HTTPBlock: Sendable, Equatable {
     /// The value of the head's first field named `name` (compared without regard to case), its
     /// surrounding white space removed, decoded as UTF-8 (bytes that are not become U+FFFD).
     public func headerValue(_ name: String) -> String? {
-        let wanted = Array(name.lowercased().utf8)
-        var lines = self.bytes[..<self.payloadStart].split(separator: UInt8(ascii: "\n")).dropFirst()
-        while let line = lines.popFirst() {
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
-            let fieldName = line[..<colon].map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
-            if fieldName == wanted {
-                let value = line[(colon + 1)...].drop { $0 == 0x20 || $0 == 0x09 }
-                let trimmed = value.reversed().drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }.reversed()
-                return String(decoding: trimmed, as: UTF8.self)
+        let lower = { (byte: UInt8) in byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+        let head = self.bytes[..<self.payloadStart]
+        // Past the start line, a line at a time.
+        var lineStart = (head.firstIndex(of: UInt8(ascii: "\n")) ?? head.endIndex) + 1
+        while lineStart < head.endIndex {
+            let lineEnd = head[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? head.endIndex
+            let line = head[lineStart..<lineEnd]
+            lineStart = lineEnd + 1
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
+                line[..<colon].elementsEqual(name.utf8, by: { lower($0) == lower($1) })
+            else {
+                continue
             }
+            let value = line[(colon + 1)...].drop { $0 == 0x20 || $0 == 0x09 }
+            let end = value.lastIndex { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }.map { $0 + 1 } ?? value.startIndex
+            return String(decoding: value[..<end], as: UTF8.self)
         }
         return nil
     }

@@ -14,6 +14,10 @@
 public enum SURT {
     /// The SURT key of `url`; `url` itself when it has no `scheme://` authority.
     public static func key(_ url: String) -> String {
+        var url = url
+        if let key = url.withUTF8({ Self.asciiKey($0) }) {
+            return key
+        }
         var rest = Substring(url.filter { $0 != "\t" && $0 != "\r" && $0 != "\n" })
         guard let schemeEnd = rest.firstRange(of: "://") else {
             return url
@@ -32,18 +36,101 @@ public enum SURT {
             path = rest[..<mark]
             query = rest[rest.index(after: mark)...]
         }
-        var key = Self.reversedHost(host)
+        var key = String(decoding: Self.reversedHost(Array(host.utf8)), as: UTF8.self)
         if let port, port != (scheme == "https" ? "443" : scheme == "http" ? "80" : "") {
             key += ":" + port
         }
-        key += ")" + Self.canonicalPath(path)
+        key += ")" + String(decoding: Self.canonicalPath(Array(path.utf8)), as: UTF8.self)
         if let query {
-            let canonical = Self.canonicalQuery(query)
+            let canonical = Self.canonicalQuery(Array(query.utf8))
             if !canonical.isEmpty {
-                key += "?" + canonical
+                key += "?" + String(decoding: canonical, as: UTF8.self)
             }
         }
         return key
+    }
+
+    /// ``key(_:)`` of a URL in ASCII without tabs or line breaks (every URL the engine fetches: its
+    /// hosts are in punycode), over its bytes; `nil` for any other, which the general path takes.
+    private static func asciiKey(_ url: UnsafeBufferPointer<UInt8>) -> String? {
+        guard url.allSatisfy({ $0 < 0x80 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else {
+            return nil
+        }
+        guard let schemeEnd = Self.firstIndex(of: Array("://".utf8), in: url[...]) else {
+            return String(decoding: url, as: UTF8.self)
+        }
+        let scheme = url[..<schemeEnd]
+        var rest = url[(schemeEnd + 3)...]
+        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
+            rest = rest[..<hash]
+        }
+        let authorityEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? rest.endIndex
+        var hostPort = rest[..<authorityEnd]
+        rest = rest[authorityEnd...]
+        if let at = hostPort.lastIndex(of: UInt8(ascii: "@")) {
+            hostPort = hostPort[(at + 1)...]
+        }
+        var host = hostPort
+        var port: Slice<UnsafeBufferPointer<UInt8>>?
+        if hostPort.first == UInt8(ascii: "["), let close = hostPort.firstIndex(of: UInt8(ascii: "]")) {
+            host = hostPort[(hostPort.startIndex + 1)..<close]
+            let after = hostPort[(close + 1)...]
+            if after.first == UInt8(ascii: ":"), after.count > 1 {
+                port = after.dropFirst()
+            }
+        } else if let colon = hostPort.lastIndex(of: UInt8(ascii: ":")) {
+            let digits = hostPort[(colon + 1)...]
+            port = digits.isEmpty ? nil : digits
+            host = hostPort[..<colon]
+        }
+        var key = Self.reversedHost(Self.lowercased(Array(host)))
+        if let port {
+            let lowerScheme = Self.lowercased(Array(scheme))
+            let https = lowerScheme.elementsEqual("https".utf8)
+            let standard = https ? "443" : lowerScheme.elementsEqual("http".utf8) ? "80" : ""
+            if !port.elementsEqual(standard.utf8) {
+                key.append(UInt8(ascii: ":"))
+                key += port
+            }
+        }
+        key.append(UInt8(ascii: ")"))
+        let mark = rest.firstIndex(of: UInt8(ascii: "?"))
+        key += Self.canonicalPath(Array(rest[..<(mark ?? rest.endIndex)]))
+        if let mark {
+            let canonical = Self.canonicalQuery(Array(rest[(mark + 1)...]))
+            if !canonical.isEmpty {
+                key.append(UInt8(ascii: "?"))
+                key += canonical
+            }
+        }
+        return String(decoding: key, as: UTF8.self)
+    }
+
+    /// Where `needle` first starts in `bytes`.
+    private static func firstIndex(of needle: [UInt8], in bytes: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        guard bytes.count >= needle.count else {
+            return nil
+        }
+        for start in bytes.startIndex...(bytes.endIndex - needle.count)
+        where bytes[start..<(start + needle.count)].elementsEqual(needle) {
+            return start
+        }
+        return nil
+    }
+
+    /// `host`'s labels reversed and joined by commas, without trailing empty labels or a leading
+    /// `www`, `www2`, … (bytes of ASCII, lowercased already).
+    private static func reversedHost(_ host: [UInt8]) -> [UInt8] {
+        var labels = host.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        while labels.last?.isEmpty == true {
+            labels.removeLast()
+        }
+        if let first = labels.first, labels.count > 1, first.starts(with: "www".utf8),
+            first.dropFirst(3).allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        {
+            labels.removeFirst()
+        }
+        return Array(labels.reversed().joined(separator: [UInt8(ascii: ",")]))
     }
 
     private static func hostAndPort(_ authority: Substring) -> (host: String, port: String?) {
@@ -68,21 +155,8 @@ public enum SURT {
         return (hostPort.lowercased(), port)
     }
 
-    private static func reversedHost(_ host: String) -> String {
-        var labels = host.split(separator: ".", omittingEmptySubsequences: false)
-        while labels.last?.isEmpty == true {
-            labels.removeLast()
-        }
-        if let first = labels.first, labels.count > 1, first.hasPrefix("www"),
-            first.dropFirst(3).allSatisfy({ $0.isASCII && $0.isNumber })
-        {
-            labels.removeFirst()
-        }
-        return labels.reversed().joined(separator: ",")
-    }
-
-    private static func canonicalPath(_ path: Substring) -> String {
-        let bytes = Self.minimalEscape(Array(path.utf8))
+    private static func canonicalPath(_ path: [UInt8]) -> [UInt8] {
+        let bytes = Self.minimalEscape(path)
         var segments: [ArraySlice<UInt8>] = []
         let parts = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
         for part in parts {
@@ -103,13 +177,13 @@ public enum SURT {
             }
         }
         // A trailing slash goes (surt's path_strip_trailing_slash_unless_empty), so no re-adding.
-        return String(decoding: Self.lowercased(out), as: UTF8.self)
+        return Self.lowercased(out)
     }
 
-    private static func canonicalQuery(_ query: Substring) -> String {
-        let bytes = Self.lowercased(Self.minimalEscape(Array(query.utf8)))
+    private static func canonicalQuery(_ query: [UInt8]) -> [UInt8] {
+        let bytes = Self.lowercased(Self.minimalEscape(query))
         guard bytes.count > 1 else {
-            return String(decoding: bytes, as: UTF8.self)
+            return bytes
         }
         let arguments = bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map { argument in
             let parts = argument.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
@@ -129,7 +203,7 @@ public enum SURT {
         let joined = sorted.map { argument in
             argument.value.map { value in argument.key + [UInt8(ascii: "=")] + value } ?? argument.key
         }
-        return String(decoding: Array(joined.joined(separator: [UInt8(ascii: "&")])), as: UTF8.self)
+        return Array(joined.joined(separator: [UInt8(ascii: "&")]))
     }
 
     /// Percent-decodes until nothing changes, then escapes bytes outside printable ASCII, `#` and

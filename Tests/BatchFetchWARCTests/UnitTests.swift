@@ -130,12 +130,35 @@ struct SURTTests {
         }
     }
 
+    /// `count` ASCII URLs drawn from the parts SURT rewrites: case, `www` prefixes, user
+    /// information, ports, repeated slashes, escapes, queries to sort, fragments. Not dot
+    /// segments: `surt` resolves some differently (it keeps a `..` above the root, for one); the
+    /// engine's URLs have none.
+    static func randomURLs(_ count: Int) -> [String] {
+        var generator = SeededGenerator(seed: 53)
+        func pick(_ choices: [String]) -> String { choices[generator.next(choices.count)] }
+        return (0..<count).map { _ in
+            pick(["http://", "https://", "HTTP://", "ftp://"]) + pick(["", "user@", "u:p@"])
+                + pick(["www.", "WWW3.", "", "www.www.", "wwwx."])
+                + pick(["Example.com", "a.b.org", "127.0.0.1", "x."])
+                + pick(["", ":80", ":443", ":8080", ":"])
+                + (0..<generator.next(4)).map { _ in
+                    "/" + pick(["A", "b%2F", "", "%7e~", "c%25%32%35", "d;e", "%C3%A9"])
+                }.joined()
+                + pick(["", "/", "?", "?b=2&a=1", "?Z&y=&y", "?a=%41&a", "?q=a+b&q=A"]) + pick(["", "#f", "#a?b"])
+        }
+    }
+
     @Test func keysAgreeWithTheSurtPackage() throws {
         let urls =
-            Self.cases.map(\.0) + [
+            Self.cases.map(\.0) + Self.randomURLs(300) + [
                 "http://example.com/%25%32%35", "http://a.b.c.example.org:80/x/./y/?b&a=1&a",
                 "https://www.EXAMPLE.com:8443/",
                 "http://example.com/ümlaut?ä=1", "http://example.com/a#b?c", "http://www.example.com/?",
+                // The ASCII path's edges.
+                "HTTP://Example.COM:80/A", "HTTPS://example.com:443", "ftp://example.com:21/f", "http://example.com:/a",
+                "http://[::1]/a", "http://www.example.com#x", "http://www.www.com/", "http://www12.example.com/",
+                "http://u@www.example.com:8080?b=2&a", "mailto:someone@example.com",
             ]
         let expected: [String]
         do {
