@@ -48,9 +48,7 @@ public struct CDXJLine: Sendable, Hashable {
             return nil
         }
         let block = HTTPBlock(parsing: record.block)
-        let mime = block?.headerValue("Content-Type").map { value in
-            String(value.prefix { $0 != ";" }).trimmingSpaces().lowercased()
-        }
+        let mime = block?.headerValue("Content-Type").map(Self.mediaType(of:))
         self.init(
             url: url,
             date: record.date,
@@ -61,6 +59,26 @@ public struct CDXJLine: Sendable, Hashable {
             placement: placement,
             filename: filename
         )
+    }
+
+    /// A `Content-Type` value's media type: up to its first `;`, without surrounding spaces or
+    /// tabs, lowercased.
+    static func mediaType(of value: String) -> String {
+        var value = value
+        return value.withUTF8 { bytes in
+            let type = bytes.prefix { $0 != UInt8(ascii: ";") }
+            let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+            guard let first = type.firstIndex(where: { !isBlank($0) }),
+                let last = type.lastIndex(where: { !isBlank($0) })
+            else {
+                return ""
+            }
+            let trimmed = type[first...last]
+            guard trimmed.allSatisfy({ $0 < 0x80 }) else {
+                return String(decoding: trimmed, as: UTF8.self).lowercased()
+            }
+            return String(decoding: trimmed.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        }
     }
 
     /// The line, without its line break.
@@ -120,12 +138,5 @@ public struct CDXJLine: Sendable, Hashable {
             }
         }
         return out + "\""
-    }
-}
-
-extension String {
-    fileprivate func trimmingSpaces() -> String {
-        let scalars = self.unicodeScalars.drop { $0 == " " || $0 == "\t" }
-        return String(String.UnicodeScalarView(scalars.reversed().drop { $0 == " " || $0 == "\t" }.reversed()))
     }
 }

@@ -175,6 +175,16 @@ struct SURTTests {
 }
 
 struct CDXJLineTests {
+    @Test func mediaTypeIsTheTypeBeforeItsParametersTrimmedAndLowercased() {
+        let cases = [
+            ("text/HTML; charset=utf-8", "text/html"), (" \tApplication/JSON \t", "application/json"), ("", ""),
+            (";x=1", ""), ("image/png", "image/png"), ("TEXT/Ä ;q", "text/ä"),
+        ]
+        for (value, type) in cases {
+            #expect(CDXJLine.mediaType(of: value) == type, "\(value)")
+        }
+    }
+
     @Test func lineIsWrittenAsPywbWritesIt() {
         let line = CDXJLine(
             url: "http://www.example.com/\"é",
