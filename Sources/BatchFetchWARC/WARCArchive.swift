@@ -28,14 +28,11 @@ public final class WARCArchive {
     private let digest: WARCDigest
     private let software: String
     private let fields: [WARCField]
-    private let indexes: Bool
     private let maxSize: Int64?
-    /// The file being written's name, and its index lines so far.
+    /// The file being written's name.
     private var filename: String
-    /// The file's index lines so far, end to end in one buffer (a string each cost ~4× its
-    /// bytes), and where each one is.
-    private var indexBytes: [UInt8] = []
-    private var indexLines: [Range<Int>] = []
+    /// With an index, the file's index lines so far.
+    private let index: CDXJIndexLines?
     /// The path given, and how many files it has been rotated into so far.
     private let firstPath: String
     private var rotations = 0
@@ -55,17 +52,20 @@ public final class WARCArchive {
     /// - Throws: ``WARCError`` when the file cannot be made or the warcinfo cannot be written.
     ///   - dedup: with a map (empty, or read from an index with ``captures(inIndex:)``), a 2xx
     ///     payload archived before is written as a `revisit` that refers to it; `nil` for none.
+    ///   - indexRunBytes: how many bytes of index lines are kept in memory before they are sorted
+    ///     into a temporary file beside the index (merged when the file closes).
     public init(
         path: String, digest: WARCDigest = .sha1, software: String, fields: [WARCField] = [], indexes: Bool = false,
-        maxSize: Int64? = nil, dedup: [String: Capture]? = nil
+        maxSize: Int64? = nil, dedup: [String: Capture]? = nil, indexRunBytes: Int = 4 << 20
     ) throws(WARCError) {
         self.captures = dedup
         self.firstPath = path
         self.digest = digest
         self.software = software
         self.fields = fields
-        self.indexes = indexes
         self.maxSize = maxSize
+        let folder = (path as NSString).deletingLastPathComponent
+        self.index = indexes ? CDXJIndexLines(folder: folder.isEmpty ? "." : folder, runBytes: indexRunBytes) : nil
         (self.writer, self.filename) = try Self.open(path, digest: digest, software: software, fields: fields)
     }
 
@@ -161,10 +161,9 @@ public final class WARCArchive {
                     concurrentTo: response.id, ipAddress: exchange.address, protocols: protocols, digest: self.digest))
         }
         let placement = try self.writer.write([(response, !Self.isCompressed(fields)), (request, true)])[0]
-        if self.indexes, let line = CDXJLine(record: response, placement: placement, filename: self.filename) {
-            let start = self.indexBytes.count
-            self.indexBytes += line.text.utf8
-            self.indexLines.append(start..<self.indexBytes.count)
+        if let index = self.index, let line = CDXJLine(record: response, placement: placement, filename: self.filename)
+        {
+            try index.append(line.text)
         }
         return Location(file: self.filename, offset: placement.offset, length: placement.length, recordID: response.id)
     }
@@ -180,24 +179,7 @@ public final class WARCArchive {
         }
         try self.writer.close()
         self.closedPaths.append(self.writer.path)
-        guard self.indexes else {
-            return
-        }
-        let indexPath = Self.indexPath(for: self.writer.path)
-        // Byte order, as pywb's binary search and `LC_ALL=C sort` have it.
-        let bytes = self.indexBytes
-        let order = self.indexLines.sorted { bytes[$0].lexicographicallyPrecedes(bytes[$1]) }
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes.count + order.count)
-        for range in order {
-            text += bytes[range]
-            text.append(UInt8(ascii: "\n"))
-        }
-        self.indexBytes = []
-        self.indexLines = []
-        guard FileManager.default.createFile(atPath: indexPath, contents: Data(text)) else {
-            throw WARCError.io("write", indexPath, errno: errno)
-        }
+        try self.index?.write(to: Self.indexPath(for: self.writer.path))
     }
 
     /// Whether a response's body is compressed already, by its header lines: a content coding,
