@@ -14,50 +14,15 @@
 public enum SURT {
     /// The SURT key of `url`; `url` itself when it has no `scheme://` authority.
     public static func key(_ url: String) -> String {
-        var url = url
-        if let key = url.withUTF8({ Self.asciiKey($0) }) {
-            return key
-        }
-        var rest = Substring(url.filter { $0 != "\t" && $0 != "\r" && $0 != "\n" })
-        guard let schemeEnd = rest.firstRange(of: "://") else {
-            return url
-        }
-        let scheme = rest[..<schemeEnd.lowerBound].lowercased()
-        rest = rest[schemeEnd.upperBound...]
-        if let hash = rest.firstIndex(of: "#") {
-            rest = rest[..<hash]
-        }
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        let (host, port) = Self.hostAndPort(rest[..<authorityEnd])
-        rest = rest[authorityEnd...]
-        var path = rest
-        var query: Substring?
-        if let mark = rest.firstIndex(of: "?") {
-            path = rest[..<mark]
-            query = rest[rest.index(after: mark)...]
-        }
-        var key = String(decoding: Self.reversedHost(Array(host.utf8)), as: UTF8.self)
-        if let port, port != (scheme == "https" ? "443" : scheme == "http" ? "80" : "") {
-            key += ":" + port
-        }
-        key += ")" + String(decoding: Self.canonicalPath(Array(path.utf8)), as: UTF8.self)
-        if let query {
-            let canonical = Self.canonicalQuery(Array(query.utf8))
-            if !canonical.isEmpty {
-                key += "?" + String(decoding: canonical, as: UTF8.self)
-            }
-        }
-        return key
+        // Tabs and line breaks go first, as surt drops them.
+        let bytes = url.utf8.filter { $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+        return bytes.withUnsafeBufferPointer { Self.key(bytes: $0) } ?? url
     }
 
-    /// ``key(_:)`` of a URL in ASCII without tabs or line breaks (every URL the engine fetches: its
-    /// hosts are in punycode), over its bytes; `nil` for any other, which the general path takes.
-    private static func asciiKey(_ url: UnsafeBufferPointer<UInt8>) -> String? {
-        guard url.allSatisfy({ $0 < 0x80 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }) else {
-            return nil
-        }
+    /// ``key(_:)`` over a URL's bytes; `nil` when it has no `scheme://`.
+    private static func key(bytes url: UnsafeBufferPointer<UInt8>) -> String? {
         guard let schemeEnd = Self.firstIndex(of: Array("://".utf8), in: url[...]) else {
-            return String(decoding: url, as: UTF8.self)
+            return nil
         }
         let scheme = url[..<schemeEnd]
         var rest = url[(schemeEnd + 3)...]
@@ -83,7 +48,11 @@ public enum SURT {
             port = digits.isEmpty ? nil : digits
             host = hostPort[..<colon]
         }
-        var key = Self.reversedHost(Self.lowercased(Array(host)))
+        // Hosts outside ASCII (not the engine's: it fetches punycode) are lowercased as Unicode.
+        let lowerHost =
+            host.allSatisfy { $0 < 0x80 }
+            ? Self.lowercased(Array(host)) : Array(String(decoding: host, as: UTF8.self).lowercased().utf8)
+        var key = Self.reversedHost(lowerHost)
         if let port {
             let lowerScheme = Self.lowercased(Array(scheme))
             let https = lowerScheme.elementsEqual("https".utf8)
@@ -131,28 +100,6 @@ public enum SURT {
             labels.removeFirst()
         }
         return Array(labels.reversed().joined(separator: [UInt8(ascii: ",")]))
-    }
-
-    private static func hostAndPort(_ authority: Substring) -> (host: String, port: String?) {
-        var hostPort = authority
-        if let at = hostPort.lastIndex(of: "@") {
-            hostPort = hostPort[hostPort.index(after: at)...]
-        }
-        var port: String?
-        if hostPort.hasPrefix("["), let close = hostPort.firstIndex(of: "]") {
-            let inside = hostPort[hostPort.index(after: hostPort.startIndex)..<close]
-            let after = hostPort[hostPort.index(after: close)...]
-            if after.hasPrefix(":"), after.count > 1 {
-                port = String(after.dropFirst())
-            }
-            return (inside.lowercased(), port)
-        }
-        if let colon = hostPort.lastIndex(of: ":") {
-            let digits = hostPort[hostPort.index(after: colon)...]
-            port = digits.isEmpty ? nil : String(digits)
-            hostPort = hostPort[..<colon]
-        }
-        return (hostPort.lowercased(), port)
     }
 
     private static func canonicalPath(_ path: [UInt8]) -> [UInt8] {

@@ -128,6 +128,8 @@ struct SURTTests {
         for (url, key) in Self.cases {
             #expect(SURT.key(url) == key, "\(url)")
         }
+        // Line breaks are dropped first, a CR LF pair too (the oracle's line protocol cannot carry them).
+        #expect(SURT.key("http://exa\r\nmple.com/a\r\nb\n") == "com,example)/ab")
     }
 
     /// `count` ASCII URLs drawn from the parts SURT rewrites: case, `www` prefixes, user
@@ -159,6 +161,7 @@ struct SURTTests {
                 "HTTP://Example.COM:80/A", "HTTPS://example.com:443", "ftp://example.com:21/f", "http://example.com:/a",
                 "http://[::1]/a", "http://www.example.com#x", "http://www.www.com/", "http://www12.example.com/",
                 "http://u@www.example.com:8080?b=2&a", "mailto:someone@example.com",
+                "http://exa\tmple.com/a\tb?c\t=1",
             ]
         let expected: [String]
         do {
