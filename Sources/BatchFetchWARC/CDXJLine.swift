@@ -77,7 +77,7 @@ public struct CDXJLine: Sendable, Hashable {
             guard trimmed.allSatisfy({ $0 < 0x80 }) else {
                 return String(decoding: trimmed, as: UTF8.self).lowercased()
             }
-            return String(decoding: trimmed.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+            return String(decoding: trimmed.map(\.asciiLowercased), as: UTF8.self)
         }
     }
 

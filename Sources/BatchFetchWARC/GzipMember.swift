@@ -54,8 +54,13 @@ final class GzipMember {
         var level = self.level
         var fit: Fit?
         if level == 0 {
-            let kindFit = self.fits[kind] ?? Fit()
-            self.fits[kind] = kindFit
+            let kindFit: Fit
+            if let known = self.fits[kind] {
+                kindFit = known
+            } else {
+                kindFit = Fit()
+                self.fits[kind] = kindFit
+            }
             self.input.withUnsafeMutableBufferPointer { kindFit.observe($0) }
             if kindFit.isReady {
                 fit = kindFit

@@ -98,7 +98,6 @@ public struct HTTPBlock: Sendable, Equatable {
     /// The value of the head's first field named `name` (compared without regard to case), its
     /// surrounding white space removed, decoded as UTF-8 (bytes that are not become U+FFFD).
     public func headerValue(_ name: String) -> String? {
-        let lower = { (byte: UInt8) in byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
         let head = self.bytes[..<self.payloadStart]
         // Past the start line, a line at a time.
         var lineStart = (head.firstIndex(of: UInt8(ascii: "\n")) ?? head.endIndex) + 1
@@ -107,7 +106,7 @@ public struct HTTPBlock: Sendable, Equatable {
             let line = head[lineStart..<lineEnd]
             lineStart = lineEnd + 1
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
-                line[..<colon].elementsEqual(name.utf8, by: { lower($0) == lower($1) })
+                line[..<colon].elementsEqual(name.utf8, by: { $0.asciiLowercased == $1.asciiLowercased })
             else {
                 continue
             }
@@ -134,8 +133,7 @@ public struct HTTPBlock: Sendable, Equatable {
             return false
         }
         return zip(line, name).allSatisfy { pair in
-            let lower = pair.0 >= 0x41 && pair.0 <= 0x5A ? pair.0 + 0x20 : pair.0
-            return lower == pair.1
+            pair.0.asciiLowercased == pair.1
         }
     }
 }

@@ -205,6 +205,6 @@ public enum SURT {
     }
 
     private static func lowercased(_ bytes: [UInt8]) -> [UInt8] {
-        bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+        bytes.map(\.asciiLowercased)
     }
 }

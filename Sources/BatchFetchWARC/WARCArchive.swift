@@ -213,7 +213,7 @@ public final class WARCArchive {
         else {
             return []
         }
-        return bytes[first...last].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        return bytes[first...last].map(\.asciiLowercased)
     }
 
     /// What follows `name` (lower case, with its colon) when `line` starts with it in any case.

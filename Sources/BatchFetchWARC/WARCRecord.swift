@@ -92,8 +92,7 @@ public struct WARCRecord: Sendable {
 
     /// The value of the first field named `name` (compared without regard to case).
     public func field(_ name: String) -> String? {
-        let lower = { (byte: UInt8) in byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
-        return self.fields.first { $0.name.utf8.elementsEqual(name.utf8) { lower($0) == lower($1) } }?.value
+        self.fields.first { $0.name.utf8.elementsEqual(name.utf8) { $0.asciiLowercased == $1.asciiLowercased } }?.value
     }
 
     /// The version line and header fields, with the blank line that ends them: what comes before
