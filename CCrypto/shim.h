@@ -53,6 +53,24 @@ static inline int ccrypto_sha256_finish(ccrypto_sha256_state *state, unsigned ch
     return SHA256_Final(digest, state);
 }
 
+/// The state of a SHA-1 in progress, owned by the caller.
+typedef SHA_CTX ccrypto_sha1_state;
+
+/// Starts a SHA-1 in `state`. Returns 1.
+static inline int ccrypto_sha1_start(ccrypto_sha1_state *state) {
+    return SHA1_Init(state);
+}
+
+/// Adds `count` bytes at `data` to the SHA-1 in `state`. Returns 1.
+static inline int ccrypto_sha1_add(ccrypto_sha1_state *state, const void *data, size_t count) {
+    return SHA1_Update(state, data, count);
+}
+
+/// Finishes the SHA-1 in `state` into `digest` (20 bytes). Returns 1.
+static inline int ccrypto_sha1_finish(ccrypto_sha1_state *state, unsigned char *digest) {
+    return SHA1_Final(digest, state);
+}
+
 /// Initialises OpenSSL without its atexit handler (`OPENSSL_cleanup`), which frees globals that
 /// threads still running as the process exits may use. Must come before any other OpenSSL
 /// initialisation (libcurl's). Returns 1 on success.

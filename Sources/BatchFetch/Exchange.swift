@@ -45,6 +45,36 @@ public struct Exchange: Sendable {
     /// HTTP or when not gathered (``TransferDetails/Kinds/tls``).
     public var tlsVersion: String?
 
+    /// A hash of ``body``, when the engine was asked for one
+    /// (``Engine/Configuration/exchangeBodyHash``): computed on the engine thread as the exchange
+    /// is kept, so that an archive's writer, the slower stage, need not.
+    public var bodyHash: BodyHash?
+
+    /// A hash of an exchange's body.
+    public struct BodyHash: Sendable, Hashable {
+        /// The hash functions the engine can apply.
+        public enum Algorithm: String, Sendable, Hashable {
+            /// SHA-1: 20 bytes.
+            case sha1
+            /// SHA-256: 32 bytes.
+            case sha256
+        }
+
+        /// The function.
+        public let algorithm: Algorithm
+        /// Its value over ``Exchange/body``.
+        public let bytes: [UInt8]
+        /// Its value over ``Exchange/responseHead`` followed by ``Exchange/body``: a WARC response
+        /// record's block digest, when the record's head is the head as received.
+        public let messageBytes: [UInt8]?
+
+        /// `algorithm`'s hash of `body`, and of `head` followed by `body` when a head is given.
+        public init(_ algorithm: Algorithm, of body: Data, head: Data? = nil) {
+            self.algorithm = algorithm
+            (self.bytes, self.messageBytes) = Digest.hashes(algorithm, of: body, head: head)
+        }
+    }
+
     /// Creates an exchange (the engine does this; public for tests and custom transports).
     public init(
         url: String, date: Date, requestHead: Data, requestBody: Data = Data(), responseHead: Data, body: Data,

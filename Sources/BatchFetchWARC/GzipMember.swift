@@ -155,35 +155,53 @@ final class GzipMember {
     /// The gzip member holding `pieces` in stored (uncompressed) DEFLATE blocks: for records whose
     /// bodies are compressed already, which a deflate pass would not shrink.
     static func stored(_ pieces: [ArraySlice<UInt8>]) -> [UInt8] {
-        let total = pieces.reduce(0) { $0 + $1.count }
+        let parts = Self.storedPieces(pieces)
         var member: [UInt8] = []
-        member.reserveCapacity(Self.storedSize(total))
+        member.reserveCapacity(parts.reduce(0) { $0 + $1.count })
+        for part in parts {
+            member += part
+        }
+        return member
+    }
+
+    /// A stored member of `pieces` as the pieces to write in order: its header, block headers and
+    /// trailer, and between them slices of `pieces` themselves, so a large body is not copied
+    /// into a member only to be written out.
+    static func storedPieces(_ pieces: [ArraySlice<UInt8>]) -> [ArraySlice<UInt8>] {
+        let total = pieces.reduce(0) { $0 + $1.count }
+        var parts: [ArraySlice<UInt8>] = []
+        parts.reserveCapacity(2 * pieces.count + 2 * (total / 65_535) + 3)
         // ID1 ID2, deflate, no flags, no time, no extra flags, OS unknown (RFC 1952 §2.3).
-        member += [0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xFF]
+        var framing: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xFF]
         var crc: UInt32 = 0
         var blockLeft = 0
         var written = 0
         if total == 0 {
-            member += Self.storedBlockHeader(length: 0, final: true)
+            framing += Self.storedBlockHeader(length: 0, final: true)
         }
         for piece in pieces {
             var rest = piece
             while !rest.isEmpty {
                 if blockLeft == 0 {
                     blockLeft = min(total - written, 65_535)
-                    member += Self.storedBlockHeader(length: blockLeft, final: written + blockLeft == total)
+                    framing += Self.storedBlockHeader(length: blockLeft, final: written + blockLeft == total)
                 }
                 let take = rest.prefix(blockLeft)
                 crc = take.withUnsafeBytes { crc32_gzip_refl(crc, $0.baseAddress, UInt64($0.count)) }
-                member += take
+                if !framing.isEmpty {
+                    parts.append(framing[...])
+                    framing = []
+                }
+                parts.append(take)
                 rest = rest.dropFirst(take.count)
                 blockLeft -= take.count
                 written += take.count
             }
         }
-        Self.appendLittleEndian(crc, to: &member)
-        Self.appendLittleEndian(UInt32(truncatingIfNeeded: total), to: &member)
-        return member
+        Self.appendLittleEndian(crc, to: &framing)
+        Self.appendLittleEndian(UInt32(truncatingIfNeeded: total), to: &framing)
+        parts.append(framing[...])
+        return parts
     }
 
     /// A stored member's size for `count` bytes: the gzip header and trailer, and 5 bytes a

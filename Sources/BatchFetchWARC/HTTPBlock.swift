@@ -26,7 +26,7 @@ public struct HTTPBlock: Sendable, Equatable {
     ///     without a break gets a CRLF. The blank line that ends them is added here (one given is
     ///     dropped).
     ///   - body: the body as stored: its content coding kept, its transfer coding removed.
-    public static func response(statusLine: [UInt8], headerBytes: [UInt8], body: [UInt8]) -> HTTPBlock {
+    public static func response(statusLine: [UInt8], headerBytes: [UInt8], body: some Collection<UInt8>) -> HTTPBlock {
         HTTPBlock(startLine: statusLine, headerBytes: headerBytes, body: body)
     }
 
@@ -60,7 +60,7 @@ public struct HTTPBlock: Sendable, Equatable {
         return nil
     }
 
-    private init(startLine: [UInt8], headerBytes: [UInt8], body: [UInt8]) {
+    private init(startLine: [UInt8], headerBytes: [UInt8], body: some Collection<UInt8>) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(startLine.count + headerBytes.count + body.count + 64)
         Self.appendLine(startLine[...], to: &bytes)

@@ -31,13 +31,17 @@ extension WARCArchive {
                 targetURI: exchange.url, date: date, statusLine: statusLine, headerBytes: fields,
                 profile: .serverNotModified(refersTo: nil, refersToTargetURI: nil, refersToDate: nil), options: options)
         }
-        let body = Array(exchange.body)
-        guard self.captures != nil, (200..<300).contains(status), !body.isEmpty, exchange.truncated == nil else {
-            return try WARCRecord.response(
-                targetURI: exchange.url, date: date, statusLine: statusLine, headerBytes: fields, body: body,
-                options: options)
+        let known = exchange.bodyHash.flatMap { self.digest.label(ofHash: $0) }
+        let received = exchange.bodyHash.flatMap { self.digest.label(ofMessageHash: $0) }.map {
+            (head: exchange.responseHead, digest: $0)
         }
-        let digest = options.digest.label(of: body)
+        guard self.captures != nil, (200..<300).contains(status), !exchange.body.isEmpty, exchange.truncated == nil
+        else {
+            return try WARCRecord.response(
+                targetURI: exchange.url, date: date, statusLine: statusLine, headerBytes: fields, body: exchange.body,
+                options: options, payloadDigest: known, received: received)
+        }
+        let digest = known ?? options.digest.label(of: exchange.body)
         if let earlier = self.captures?[digest] {
             return try WARCRecord.revisit(
                 targetURI: exchange.url, date: date, statusLine: statusLine, headerBytes: fields,
@@ -47,8 +51,8 @@ extension WARCArchive {
                 options: options)
         }
         let record = try WARCRecord.response(
-            targetURI: exchange.url, date: date, statusLine: statusLine, headerBytes: fields, body: body,
-            options: options)
+            targetURI: exchange.url, date: date, statusLine: statusLine, headerBytes: fields, body: exchange.body,
+            options: options, payloadDigest: digest, received: received)
         self.captures?[digest] = Capture(recordID: record.id, targetURI: exchange.url, date: date)
         return record
     }

@@ -25,7 +25,7 @@ public final class WARCArchive {
     }
 
     private var writer: WARCWriter
-    private let digest: WARCDigest
+    let digest: WARCDigest
     private let software: String
     private let fields: [WARCField]
     private let maxSize: Int64?

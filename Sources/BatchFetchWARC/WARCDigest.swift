@@ -1,3 +1,4 @@
+import BatchFetch
 internal import CCrypto
 
 /// The hash a ``WARCRecord``'s `WARC-Block-Digest` and `WARC-Payload-Digest` use, written as
@@ -14,6 +15,29 @@ public enum WARCDigest: String, Sendable, CaseIterable {
     /// The labelled digest of `bytes`, e.g. `sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ`.
     public func label(of bytes: some Collection<UInt8>) -> String {
         self.rawValue + ":" + Base32.encode(self.hash(of: bytes))
+    }
+
+    /// The labelled digest a hash the engine made stands for, when it is this function's; `nil`
+    /// for another's.
+    public func label(ofHash hash: Exchange.BodyHash) -> String? {
+        hash.algorithm.rawValue == self.rawValue ? self.rawValue + ":" + Base32.encode(hash.bytes) : nil
+    }
+
+    /// As ``label(ofHash:)``, for the hash of the head and body together
+    /// (``Exchange/BodyHash/messageBytes``).
+    func label(ofMessageHash hash: Exchange.BodyHash) -> String? {
+        guard hash.algorithm.rawValue == self.rawValue, let bytes = hash.messageBytes else {
+            return nil
+        }
+        return self.rawValue + ":" + Base32.encode(bytes)
+    }
+
+    /// The engine's name for this function (``Exchange/BodyHash/Algorithm``).
+    public var bodyHashAlgorithm: Exchange.BodyHash.Algorithm {
+        switch self {
+        case .sha1: .sha1
+        case .sha256: .sha256
+        }
     }
 
     /// The raw hash of `bytes` (20 bytes for SHA-1, 32 for SHA-256), from libcrypto.

@@ -1,3 +1,5 @@
+import Foundation
+
 extension WARCRecord {
     /// What a `request` or `response` record may say beyond its block.
     public struct ExchangeOptions: Sendable {
@@ -57,20 +59,34 @@ extension WARCRecord {
         date: WARCDate,
         statusLine: [UInt8],
         headerBytes: [UInt8],
-        body: [UInt8],
+        body: some Collection<UInt8>,
         options: ExchangeOptions = ExchangeOptions()
     ) throws -> WARCRecord {
+        try Self.response(
+            targetURI: targetURI, date: date, statusLine: statusLine, headerBytes: headerBytes, body: body,
+            options: options, payloadDigest: nil, received: nil)
+    }
+
+    /// As the public builder, with the body's digest when it is known already, and the digest of
+    /// the head as `received` followed by the body, which is the block's when the block's head
+    /// is that head byte for byte (no field renamed, no status line rewritten).
+    static func response(
+        targetURI: String, date: WARCDate, statusLine: [UInt8], headerBytes: [UInt8], body: some Collection<UInt8>,
+        options: ExchangeOptions, payloadDigest: String?, received: (head: Data, digest: String)?
+    ) throws -> WARCRecord {
         let block = HTTPBlock.response(statusLine: statusLine, headerBytes: headerBytes, body: body)
+        let blockDigest = received.flatMap { received in
+            block.bytes.withUnsafeBytes { bytes in
+                received.head.withUnsafeBytes { head in
+                    head.count == block.payloadStart
+                        && UnsafeRawBufferPointer(rebasing: bytes[..<head.count]).elementsEqual(head)
+                }
+            } ? received.digest : nil
+        }
         return try WARCRecord(
-            kind: .response,
-            date: date,
-            targetURI: targetURI,
-            contentType: "application/http;msgtype=response",
-            block: block.bytes,
-            payloadStart: block.payloadStart,
-            digest: options.digest,
-            fields: options.warcFields
-        )
+            kind: .response, date: date, targetURI: targetURI, contentType: "application/http;msgtype=response",
+            block: block.bytes, payloadStart: block.payloadStart, digest: options.digest, fields: options.warcFields,
+            payloadDigest: payloadDigest, blockDigest: blockDigest)
     }
 
     /// A `request` record for `targetURI`: `METHOD target HTTP/1.1`, the header field lines as

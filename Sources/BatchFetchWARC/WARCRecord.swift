@@ -60,6 +60,19 @@ public struct WARCRecord: Sendable {
         digest: WARCDigest = .sha1,
         fields: [WARCField] = []
     ) throws {
+        try self.init(
+            kind: kind, id: id, date: date, targetURI: targetURI, contentType: contentType, block: block,
+            payloadStart: payloadStart, digest: digest, fields: fields, payloadDigest: nil, blockDigest: nil)
+    }
+
+    /// As the public initializer, with the digests given where they are known already
+    /// (``WARCDigest/label(of:)`` of `block[payloadStart...]` and of `block`, hashed on the engine
+    /// thread).
+    init(
+        kind: Kind, id: String = WARCRecord.newID(), date: WARCDate, targetURI: String?, contentType: String?,
+        block: [UInt8], payloadStart: Int?, digest: WARCDigest, fields: [WARCField], payloadDigest known: String?,
+        blockDigest knownBlock: String?
+    ) throws {
         var all = [
             WARCField("WARC-Type", kind.rawValue), WARCField("WARC-Record-ID", id),
             WARCField("WARC-Date", date.warcText),
@@ -74,10 +87,10 @@ public struct WARCRecord: Sendable {
         var payloadDigest: String?
         if let payloadStart {
             let start = min(max(payloadStart, 0), block.count)
-            payloadDigest = digest.label(of: block[start...])
+            payloadDigest = known ?? digest.label(of: block[start...])
             all.append(WARCField("WARC-Payload-Digest", payloadDigest ?? ""))
         }
-        all.append(WARCField("WARC-Block-Digest", digest.label(of: block)))
+        all.append(WARCField("WARC-Block-Digest", knownBlock ?? digest.label(of: block)))
         all.append(WARCField("Content-Length", String(block.count)))
         for field in all where !field.isValid {
             throw WARCError.invalidField(field.name)

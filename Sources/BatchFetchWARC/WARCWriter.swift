@@ -107,21 +107,21 @@ public final class WARCWriter {
             throw WARCError.closed(self.path)
         }
         let start = self.size
-        var pieces: [[UInt8]] = []
+        var pieces: [ArraySlice<UInt8>] = []
         var placements: [Placement] = []
         placements.reserveCapacity(records.count)
         var offset = start
         for (record, compressible) in records {
-            let head = record.head
-            let length: Int
-            if let gzip = self.gzip {
-                let parts = [head[...], record.block[...], WARCRecord.trailer[...]]
-                let member = compressible ? try gzip.compress(parts, kind: record.kind) : GzipMember.stored(parts)
+            let parts = [record.head[...], record.block[...], WARCRecord.trailer[...]]
+            var length = 0
+            if let gzip = self.gzip, compressible {
+                let member = try gzip.compress(parts, kind: record.kind)
                 length = member.count
-                pieces.append(member)
+                pieces.append(member[...])
             } else {
-                length = head.count + record.block.count + WARCRecord.trailer.count
-                pieces += [head, record.block, WARCRecord.trailer]
+                let member = self.gzip == nil ? parts : GzipMember.storedPieces(parts)
+                length = member.reduce(0) { $0 + $1.count }
+                pieces += member
             }
             placements.append(Placement(offset: offset, length: Int64(length)))
             offset += Int64(length)
@@ -163,7 +163,7 @@ public final class WARCWriter {
     }
 
     /// Writes `pieces` end to end with writev(2), continuing after short writes.
-    private func writeAll(_ pieces: [[UInt8]], from start: Int64) throws(WARCError) {
+    private func writeAll(_ pieces: [ArraySlice<UInt8>], from start: Int64) throws(WARCError) {
         var index = 0
         var done = 0
         while index < pieces.count {
@@ -193,9 +193,9 @@ public final class WARCWriter {
 
     /// Calls `body` with iovecs for `pieces`, the first without its first `skipping` bytes.
     private static func withIOVecs<Result>(
-        _ pieces: ArraySlice<[UInt8]>, skipping: Int, _ body: (UnsafeBufferPointer<iovec>) -> Result
+        _ pieces: ArraySlice<ArraySlice<UInt8>>, skipping: Int, _ body: (UnsafeBufferPointer<iovec>) -> Result
     ) -> Result {
-        func gather(_ rest: ArraySlice<[UInt8]>, _ vectors: inout [iovec]) -> Result {
+        func gather(_ rest: ArraySlice<ArraySlice<UInt8>>, _ vectors: inout [iovec]) -> Result {
             guard let first = rest.first else {
                 return vectors.withUnsafeBufferPointer(body)
             }

@@ -45,6 +45,38 @@ extension EngineTests {
         }
     }
 
+    /// `exchangeBodyHash`: every hop's exchange carries the hash of the body it holds (a redirect's
+    /// body too), and none is made unless asked.
+    @Test(arguments: [Exchange.BodyHash.Algorithm.sha1, .sha256, nil])
+    func eachExchangeCarriesItsBodysHashWhenAsked(algorithm: Exchange.BodyHash.Algorithm?) async throws {
+        try await TestHTTPServer.with { server in
+            let last = "\(server.baseURL)/ok?hop=2"
+            let first =
+                "\(server.baseURL)/redirect?to=" + last.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            var configuration = Self.configuration(.exchanges)
+            configuration.exchangeBodyHash = algorithm
+            let result = try await withEngine(configuration: configuration) { engine in
+                await engine.fetch(Request(first))
+            }
+            let exchanges = try #require(result.details?.exchanges)
+            #expect(exchanges.count == 2 && !exchanges[1].body.isEmpty)
+            for exchange in exchanges {
+                let expected = algorithm.map { algorithm in
+                    switch algorithm {
+                    case .sha1: Digest.sha1Bytes(exchange.body)
+                    case .sha256: Digest.sha256Bytes(exchange.body)
+                    }
+                }
+                #expect(exchange.bodyHash?.algorithm == algorithm && exchange.bodyHash?.bytes == expected)
+            }
+            // The well-known SHA-256 of nothing, so the hash is libcrypto's and not any 32 bytes.
+            #expect(
+                Digest.hex(Digest.sha256Bytes(Data()))
+                    == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+            #expect(Digest.hex(Digest.sha1Bytes(Data("abc".utf8))) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+        }
+    }
+
     @Test func theRemoteEndSaysWhereTheAttemptConnectedAndWhetherItReusedTheConnection() async throws {
         try await TestHTTPServer.with { server in
             let results = try await withEngine(configuration: Self.configuration(.remote)) { engine in

@@ -126,7 +126,7 @@ extension CurlEasy {
         details.exchanges.append(
             wire.exchange(
                 url: url, body: body, handle: self.rawHandle, truncated: truncated,
-                tls: self.receiver.pointee.trail?.sessionVersion))
+                tls: self.receiver.pointee.trail?.sessionVersion, hash: self.configuration.exchangeBodyHash))
     }
 
     /// Why the attempt failed with `code`: what this handle's receiver saw first (a body over the

@@ -62,7 +62,8 @@ extension CurlEasy {
                 let body = self.receiver.pointee.takeBody()
                 let tls = self.receiver.pointee.trail?.sessionVersion
                 if let hop = self.receiver.pointee.wire?.exchange(
-                    url: hopURL, body: body, handle: h, truncated: nil, tls: tls)
+                    url: hopURL, body: body, handle: h, truncated: nil, tls: tls,
+                    hash: self.configuration.exchangeBodyHash)
                 {
                     self.receiver.pointee.wire?.hops.append(hop)
                 }

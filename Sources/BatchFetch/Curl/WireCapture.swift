@@ -50,9 +50,11 @@ struct WireCapture {
         return self.responseHead.append(line, count: count)
     }
 
-    /// This hop as an exchange with `body` (as received), read from `handle` where it came from.
+    /// This hop as an exchange with `body` (as received), read from `handle` where it came from;
+    /// its body hashed with `hash`, when given.
     func exchange(
-        url: String, body: Data, handle: UnsafeMutableRawPointer, truncated: Exchange.Truncation?, tls: String? = nil
+        url: String, body: Data, handle: UnsafeMutableRawPointer, truncated: Exchange.Truncation?, tls: String? = nil,
+        hash: Exchange.BodyHash.Algorithm?
     ) -> Exchange {
         var address: String?
         var text: UnsafeMutablePointer<CChar>? = nil
@@ -68,10 +70,12 @@ struct WireCapture {
         }
         var version = 0
         _ = ccurl_easy_getinfo_long(handle, CURLINFO_HTTP_VERSION, &version)
-        return Exchange(
+        var exchange = Exchange(
             url: sentURL, date: self.sentAt ?? Date(), requestHead: Data(self.requestHead.buffer),
             requestBody: Data(self.requestBody.buffer), responseHead: Data(self.responseHead.buffer), body: body,
             address: address, httpVersion: CurlEasy.httpVersion(version), truncated: truncated, tlsVersion: tls)
+        exchange.bodyHash = hash.map { Exchange.BodyHash($0, of: body, head: exchange.responseHead) }
+        return exchange
     }
 
     /// Ready for the next hop; the earlier hops' exchanges are kept.

@@ -144,6 +144,11 @@ extension Engine {
         /// and a result that carries any costs one allocation more.
         public var details: TransferDetails.Kinds = []
 
+        /// With ``TransferDetails/Kinds/exchanges``: each exchange's body hashed on the engine
+        /// thread as it is kept (``Exchange/bodyHash``), where a WARC writer would otherwise hash
+        /// it on its own thread, the slower stage. `nil` (the default) hashes nothing.
+        public var exchangeBodyHash: Exchange.BodyHash.Algorithm? = nil
+
         /// Splits the last large downloads of a batch into byte ranges fetched over extra
         /// connections, as aria2c's `-s`/`-k` do: when slots are free and nothing waits for one,
         /// the download with the most bytes left (at least twice this many) gives the second half

@@ -32,18 +32,42 @@ extension RecordWriter {
         if Self.startsWith(contentType, "application/json") || Self.startsWith(contentType, "text/") {
             return false
         }
-        let type = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
-        if type.hasPrefix("text/") || type.contains("json") || type.contains("xml") || type.contains("javascript")
-            || type.contains("ecmascript")
-        {
+        // Over bytes: Foundation's trimming and substring search cost ~10 µs an image record.
+        var text = contentType
+        let type: [UInt8] = text.withUTF8 { bytes in
+            let token = bytes.prefix { $0 != UInt8(ascii: ";") }
+            let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
+            guard let first = token.firstIndex(where: { !isBlank($0) }),
+                let last = token.lastIndex(where: { !isBlank($0) })
+            else {
+                return []
+            }
+            return token[first...last].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        }
+        if type.starts(with: "text/".utf8) || Self.textualMarks.contains(where: { Self.contains(type, $0) }) {
             return false
         }
-        let textual: Set<String> = [
+        return !Self.textualTypes.contains(type) && Self.binaryPrefixes.contains { type.starts(with: $0) }
+    }
+
+    private static let textualMarks = ["json", "xml", "javascript", "ecmascript"].map { Array($0.utf8) }
+    private static let textualTypes: Set<[UInt8]> = Set(
+        [
             "application/x-www-form-urlencoded", "application/yaml", "application/x-yaml", "application/csv",
             "application/graphql", "application/sql", "message/http",
-        ]
-        return !textual.contains(type)
-            && ["image/", "audio/", "video/", "font/", "application/", "model/"].contains { type.hasPrefix($0) }
+        ].map { Array($0.utf8) })
+    private static let binaryPrefixes = ["image/", "audio/", "video/", "font/", "application/", "model/"].map {
+        Array($0.utf8)
+    }
+
+    /// Whether `needle` occurs in `haystack`.
+    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard haystack.count >= needle.count else {
+            return false
+        }
+        return (0...(haystack.count - needle.count)).contains { start in
+            haystack[start..<start + needle.count].elementsEqual(needle)
+        }
     }
 
     /// Whether `text`'s bytes begin with `prefix`'s, compared as bytes (the generic

@@ -100,6 +100,7 @@ struct WARCOptions: ParsableArguments {
     func apply(to configuration: inout Engine.Configuration) {
         if self.warc != nil {
             configuration.details.formUnion([.exchanges, .tls])
+            configuration.exchangeBodyHash = self.warcDigest.bodyHashAlgorithm
         }
     }
 
