@@ -138,7 +138,7 @@ let package = Package(
         // exchanges archived through them: what `--warc` writes.
         .target(
             name: "BatchFetchWARC",
-            dependencies: ["BatchFetch", "CCrypto", "CISAL", "CLinux"]
+            dependencies: ["BatchFetch", "CCrypto", "CISAL", "CLinux", "CZlib"]
         ),
         // Answers many (robots.txt, agent, URL) queries in one process, for scripts/robots-diff and
         // the robots micro-benchmark (JSON lines in, JSON lines out).

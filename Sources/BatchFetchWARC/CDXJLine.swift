@@ -44,18 +44,31 @@ public struct CDXJLine: Sendable, Hashable {
     /// The line for `record`, a response or revisit written at `placement` in `filename`; `nil`
     /// for other records, which replay tools do not look up.
     public init?(record: WARCRecord, placement: WARCWriter.Placement, filename: String) {
-        guard record.kind == .response || record.kind == .revisit, let url = record.field("WARC-Target-URI") else {
+        guard let url = record.field("WARC-Target-URI") else {
             return nil
         }
-        let block = HTTPBlock(parsing: record.block)
+        self.init(
+            kind: record.kind, url: url, date: record.date, block: record.block,
+            payloadDigest: record.field("WARC-Payload-Digest"), placement: placement, filename: filename)
+    }
+
+    /// The line for a record of `kind` whose block is `block`; `nil` unless a response or revisit.
+    init?(
+        kind: WARCRecord.Kind, url: String, date: WARCDate, block bytes: [UInt8], payloadDigest: String?,
+        placement: WARCWriter.Placement, filename: String
+    ) {
+        guard kind == .response || kind == .revisit else {
+            return nil
+        }
+        let block = HTTPBlock(parsing: bytes)
         let mime = block?.headerValue("Content-Type").map(Self.mediaType(of:))
         self.init(
             url: url,
-            date: record.date,
+            date: date,
             // pywb and cdxj-indexer mark a revisit by its mime type, which replay then resolves.
-            mime: record.kind == .revisit ? "warc/revisit" : mime?.isEmpty == false ? mime : nil,
+            mime: kind == .revisit ? "warc/revisit" : mime?.isEmpty == false ? mime : nil,
             status: block?.status,
-            digest: record.field("WARC-Payload-Digest"),
+            digest: payloadDigest,
             placement: placement,
             filename: filename
         )

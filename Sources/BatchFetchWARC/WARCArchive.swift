@@ -54,11 +54,14 @@ public final class WARCArchive {
     ///     payload archived before is written as a `revisit` that refers to it; `nil` for none.
     ///   - indexRunBytes: how many bytes of index lines are kept in memory before they are sorted
     ///     into a temporary file beside the index (merged when the file closes).
+    ///   - firstNumber: the first file's number in `path`'s series (0: `path` itself; else
+    ///     ``rotatedPath(_:number:)``), for a run that continues a series (``firstFreeNumber(in:)``).
     public init(
         path: String, digest: WARCDigest = .sha1, software: String, fields: [WARCField] = [], indexes: Bool = false,
-        maxSize: Int64? = nil, dedup: [String: Capture]? = nil, indexRunBytes: Int = 4 << 20
+        maxSize: Int64? = nil, dedup: [String: Capture]? = nil, indexRunBytes: Int = 4 << 20, firstNumber: Int = 0
     ) throws(WARCError) {
         self.captures = dedup
+        self.rotations = firstNumber
         self.firstPath = path
         self.digest = digest
         self.software = software
@@ -66,7 +69,9 @@ public final class WARCArchive {
         self.maxSize = maxSize
         let folder = (path as NSString).deletingLastPathComponent
         self.index = indexes ? CDXJIndexLines(folder: folder.isEmpty ? "." : folder, runBytes: indexRunBytes) : nil
-        (self.writer, self.filename) = try Self.open(path, digest: digest, software: software, fields: fields)
+        (self.writer, self.filename) = try Self.open(
+            firstNumber > 0 ? Self.rotatedPath(path, number: firstNumber) : path, digest: digest, software: software,
+            fields: fields)
     }
 
     private static func open(
@@ -113,7 +118,10 @@ public final class WARCArchive {
             return
         }
         try self.closeFile()
-        self.rotations += 1
+        // Past any file of the series already there (an earlier run's), which is never overwritten.
+        repeat {
+            self.rotations += 1
+        } while Self.isTaken(Self.rotatedPath(self.firstPath, number: self.rotations))
         (self.writer, self.filename) = try Self.open(
             Self.rotatedPath(self.firstPath, number: self.rotations), digest: self.digest, software: self.software,
             fields: self.fields)

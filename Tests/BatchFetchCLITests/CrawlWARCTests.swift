@@ -34,4 +34,29 @@ struct CrawlWARCTests {
             #expect(responses.allSatisfy { $0.http_status == "200" })
         }
     }
+
+    /// `crawl --resume --warc`: the earlier run's file is left as it was, the resumed run writes
+    /// the series' next file, and both pass `warcio check`.
+    @Test func aResumedCrawlWritesOnInTheSeriesNextFile() async throws {
+        try await ReplicaServer.withServer(ReplicaConfiguration()) { server in
+            let directory = try ScratchDirectory("crawl-warc-resume")
+            let warc = directory.path("crawl.warc.gz")
+            let arguments = [
+                "crawl", "--base-url", server.baseURL, "-q", "--by", "glass", "-o", directory.path("out.ndjson"),
+                "--warc", warc,
+            ]
+            let first = try Executable("batchfetch").run(arguments)
+            #expect(first.status == 0, "\(first.stderr)")
+            let before = try Data(contentsOf: URL(fileURLWithPath: warc))
+            let resumed = try Executable("batchfetch").run(arguments + ["--resume"])
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: warc)) == before)
+            let next = directory.path("crawl-00001.warc.gz")
+            guard let report = try OutsideReader.report(next) else {
+                return
+            }
+            #expect(report.check.status == 0, "warcio check: \(report.check.output)")
+            #expect(report.records.first?.type == "warcinfo")
+        }
+    }
 }

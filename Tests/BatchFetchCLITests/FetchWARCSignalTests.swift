@@ -88,4 +88,68 @@ struct FetchWARCSignalTests {
             #expect(checked.partial_tail == 0)
         }
     }
+
+    /// `--resume` after a SIGKILL: the file the killed run left open is finished (its cut record
+    /// dropped, renamed, indexed), the rest goes to the series' next file, and every record of
+    /// the finished output points at its response in one of the two, both of which the outside
+    /// readers accept.
+    @Test func aResumedRunFinishesTheOpenFileAndWritesOnInTheNext() async throws {
+        let directory = try ScratchDirectory("warc-resume")
+        try await TestHTTPServer.with { server in
+            let warc = directory.path("run.warc.gz")
+            let output = directory.path("out.ndjson")
+            let arguments =
+                ["--warc", warc, "--warc-cdx", "--fields", "warc", "-o", output, "-c", "8"]
+                + (0..<3000).map { "\(server.baseURL)/ok?size=20000&i=\($0)" }
+            let process = try Self.start(arguments, errors: directory.path("stderr.txt"))
+            let busy = await eventually(30) { Self.lines(output).count >= 200 }
+            #expect(busy)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(FileManager.default.fileExists(atPath: warc + ".open"))
+
+            let resumed = try Executable.batchfetch().run(
+                ["fetch", "--progress", "never", "--resume"] + arguments, deadline: 120)
+            #expect(resumed.status == 0, "\(resumed.stderr)")
+            #expect(resumed.stderr.contains("finished \(warc), left open by an earlier run"), "\(resumed.stderr)")
+            let next = directory.path("run-00001.warc.gz")
+            #expect(!FileManager.default.fileExists(atPath: warc + ".open"))
+            var responses: [String: [Int64: String]] = [:]
+            for (path, name) in [(warc, "run.warc.gz"), (next, "run-00001.warc.gz")] {
+                guard let report = try OutsideReader.report(path) else {
+                    return
+                }
+                #expect(report.check.status == 0, "warcio check \(name): \(report.check.output)")
+                #expect(report.partial_tail == 0)
+                responses[name] = Dictionary(
+                    report.records.filter { $0.type == "response" }.map { ($0.offset, $0.id) },
+                    uniquingKeysWith: { a, _ in a })
+                // The index of the finished file too is the one cdxj-indexer makes.
+                let index = try String(contentsOfFile: WARCIndexPath.of(path), encoding: .utf8)
+                #expect(index.split(separator: "\n").map(String.init) == report.cdxj.filter { !$0.isEmpty }.sorted())
+            }
+            let records = Self.lines(output).compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(records.count == 3000)
+            #expect(Set(records.compactMap { $0["index"] as? Int }) == Set(0..<3000))
+            var inEach: [String: Int] = [:]
+            for record in records {
+                let warcField = record["warc"] as? [String: Any]
+                let file = warcField?["file"] as? String ?? "?"
+                let offset = Int64(warcField?["offset"] as? Int ?? -1)
+                inEach[file, default: 0] += 1
+                #expect(
+                    responses[file]?[offset] == warcField?["record_id"] as? String, "record \(record["index"] ?? "?")")
+            }
+            #expect((inEach["run.warc.gz"] ?? 0) >= 200 && (inEach["run-00001.warc.gz"] ?? 0) > 0, "\(inEach)")
+        }
+    }
+}
+
+/// Where `--warc-cdx` puts a WARC file's index.
+private enum WARCIndexPath {
+    static func of(_ path: String) -> String {
+        String(path.dropLast(".warc.gz".count)) + ".cdxj"
+    }
 }

@@ -67,7 +67,6 @@ struct CrawlCommand: AsyncParsableCommand {
         if self.resume && self.output == nil {
             throw ValidationError("--resume needs -o FILE")
         }
-        try self.archiving.validate(resuming: self.resume)
         if self.thumbnails == nil && self.thumbnailSize != .full {
             throw ValidationError("--thumbnail-size needs --thumbnails DIR")
         }
@@ -106,7 +105,7 @@ struct CrawlCommand: AsyncParsableCommand {
         let priority = self.writing.priority
         let archive = try self.archiving.archive(
             userAgent: configuration.userAgent,
-            robots: configuration.originPolicy as? RobotsPolicy)
+            robots: configuration.originPolicy as? RobotsPolicy, resuming: self.resume)
         let run = await CommandRun(progress: reporter) {
             try await Self.crawl(
                 api, options, configuration: configuration, writer: writer, progress: progress,

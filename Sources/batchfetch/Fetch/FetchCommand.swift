@@ -175,7 +175,6 @@ struct FetchCommand: AsyncParsableCommand {
             throw ValidationError(
                 "--warc keeps the bodies in the archive and --save-dir in files; not both in one run yet")
         }
-        try self.archiving.validate(resuming: self.resume)
     }
 
     func headerFields() throws(FetchError) -> [HeaderField] {
@@ -232,7 +231,8 @@ struct FetchCommand: AsyncParsableCommand {
         let replacing = !kept.lines.isEmpty
         let sink = try FileHandleOutput.opening(replacing ? self.output.map(Self.resumingPath) : self.output)
         self.write(sidecar)
-        let archive = try self.archiving.archive(userAgent: configuration.userAgent, robots: robots)
+        let archive = try self.archiving.archive(
+            userAgent: configuration.userAgent, robots: robots, resuming: self.resume)
         let writer = RecordWriter(
             bodyMode: self.body, status: try StatusPolicy(parsing: self.status), contentPath: self.contentPath,
             cacheField: configuration.cache != nil, files: files,

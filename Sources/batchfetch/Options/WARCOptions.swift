@@ -89,13 +89,6 @@ struct WARCOptions: ParsableArguments {
         }
     }
 
-    /// Refuses `--resume` with `--warc`: a WARC file is not continued yet.
-    func validate(resuming: Bool) throws {
-        if resuming && self.warc != nil {
-            throw ValidationError("--resume cannot continue a WARC file yet: run it without --warc, or afresh")
-        }
-    }
-
     /// Has the engine gather what the archive keeps: every exchange, and the TLS version of each.
     func apply(to configuration: inout Engine.Configuration) {
         if self.warc != nil {
@@ -105,11 +98,15 @@ struct WARCOptions: ParsableArguments {
     }
 
     /// The archive these flags ask for, its warcinfo naming the run; `nil` without `--warc`.
+    /// - Parameter resuming: with `--resume`: the series' files a killed run left open are finished
+    ///   first (``WARCRecovery``), and this run writes the series' next free name, so that the
+    ///   records kept from the earlier run still point at their exchanges.
     /// - Throws: ``ExitCode/usage`` when the file cannot be made (it exists, or its folder does not).
-    func archive(userAgent: String, robots: RobotsPolicy?) throws -> RunArchive? {
+    func archive(userAgent: String, robots: RobotsPolicy?, resuming: Bool = false) throws -> RunArchive? {
         guard let path = self.warc else {
             return nil
         }
+        let firstNumber = resuming ? try Self.finishOpenFiles(of: path, indexes: self.warcCdx) : 0
         var fields = [
             WARCField("libcurl", BatchFetch.libcurlVersion),
             WARCField("http-header-user-agent", userAgent),
@@ -127,11 +124,33 @@ struct WARCOptions: ParsableArguments {
             return RunArchive(
                 try WARCArchive(
                     path: path, digest: self.warcDigest, software: "batchfetch/\(BatchFetch.version)", fields: fields,
-                    indexes: self.warcCdx, maxSize: self.warcMaxSize, dedup: dedup), robots: robots)
+                    indexes: self.warcCdx, maxSize: self.warcMaxSize, dedup: dedup, firstNumber: firstNumber),
+                robots: robots)
         } catch {
             FileHandleOutput.standardError.write("batchfetch: --warc: \(error)\n")
             throw ExitCode.usage
         }
+    }
+}
+
+extension WARCOptions {
+    /// Finishes the `.open` files of `path`'s series, saying so on standard error.
+    /// - Returns: the number of the series' first free name.
+    /// - Throws: ``ExitCode/usage`` when one cannot be finished.
+    static func finishOpenFiles(of path: String, indexes: Bool) throws -> Int {
+        for open in WARCArchive.openFiles(in: path) {
+            do throws(WARCError) {
+                let outcome = try WARCRecovery.finish(openPath: open, indexes: indexes)
+                let cut = outcome.cutBytes > 0 ? ", the \(outcome.cutBytes) bytes of a record cut short dropped" : ""
+                FileHandleOutput.standardError.write(
+                    "batchfetch: --warc: finished \(outcome.path), left open by an earlier run: "
+                        + "\(outcome.records) whole records kept\(cut)\n")
+            } catch {
+                FileHandleOutput.standardError.write("batchfetch: --warc: cannot finish \(open): \(error)\n")
+                throw ExitCode.usage
+            }
+        }
+        return WARCArchive.firstFreeNumber(in: path)
     }
 }
 
