@@ -312,7 +312,6 @@ struct FetchWARCTests {
         let cases: [([String], String)] = [
             (["--warc-cdx"], "--warc-cdx, --warc-digest, --warc-max-size and --warc-dedup need --warc FILE"),
             (["--fields", "warc"], "--fields warc needs --warc FILE"),
-            (["--warc", folder.path("a.warc"), "--save-dir", folder.path("saved")], "not both"),
             (["--warc", existing], "exists"),
         ]
         for (arguments, message) in cases {

@@ -110,7 +110,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: "Body bytes accepted per response (default 64 MiB; 8 GiB saved with --save-dir, without --cache).")
+        help: "Body bytes accepted per response (default 64 MiB; 8 GiB saved with --save-dir, without --cache or --warc).")
     var maxBody: Int?
 
     @Option(
@@ -171,10 +171,6 @@ struct FetchCommand: AsyncParsableCommand {
         if self.archiving.warc == nil && self.recordFields.contains(.warc) {
             throw ValidationError("--fields warc needs --warc FILE")
         }
-        if self.archiving.warc != nil && self.saveDir != nil {
-            throw ValidationError(
-                "--warc keeps the bodies in the archive and --save-dir in files; not both in one run yet")
-        }
     }
 
     func headerFields() throws(FetchError) -> [HeaderField] {
@@ -206,8 +202,10 @@ struct FetchCommand: AsyncParsableCommand {
         }
         configuration.cache = self.cache.configuration()
         configuration.splitMinimum = self.splitMin.map { Int(clamping: $0) }
-        // Bodies stream into their files as they arrive, none held whole in memory.
-        configuration.bodyFolder = files?.folder
+        // Bodies stream into their files as they arrive, none held whole in memory; with --warc
+        // the archive needs each body as received (its content coding kept), so it stays in
+        // memory (--max-body's limit) and its file is written, decoded, from there.
+        configuration.bodyFolder = self.archiving.warc == nil ? files?.folder : nil
         // Records without bodies need only their size: libcurl's bytes are counted, not copied.
         configuration.keepsBodies = self.body != .none || self.contentPath != nil
         configuration.details = self.recordFields.engineDetails
