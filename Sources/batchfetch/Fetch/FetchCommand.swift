@@ -110,7 +110,7 @@ struct FetchCommand: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: "Body bytes accepted per response (default 64 MiB; 8 GiB saved with --save-dir, without --cache or --warc).")
+        help: "Body bytes accepted per response (default 64 MiB; 8 GiB with --save-dir, unless --cache or --warc).")
     var maxBody: Int?
 
     @Option(
