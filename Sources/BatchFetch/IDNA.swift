@@ -13,7 +13,7 @@ import Foundation
 /// which libcurl sends as it sends curl's.
 ///
 /// Threading: stateless; call it from any thread.
-enum IDNA {
+package enum IDNA {
     /// `url` with its host in ASCII form, or `nil` when the host is ASCII already (every URL
     /// without a byte over 0x7F answers that after one pass of 8-byte words, allocating nothing).
     /// - Throws: ``FetchError/Kind/invalidURL`` when a label has no ASCII form.
@@ -73,7 +73,7 @@ enum IDNA {
 
     /// The ASCII form of a host name given as UTF-8, percent-escapes decoded first as libcurl
     /// decodes them in a host.
-    static func asciiHost(_ bytes: ArraySlice<UInt8>) throws(FetchError) -> String {
+    package static func asciiHost(_ bytes: ArraySlice<UInt8>) throws(FetchError) -> String {
         guard let host = String(validating: Self.percentDecoded(bytes), as: UTF8.self) else {
             throw FetchError(kind: .invalidURL, message: "host name is not UTF-8 once its %-escapes are decoded")
         }

@@ -1,3 +1,5 @@
+import BatchFetch
+
 /// The SURT form of a URL (Sort-friendly URI Reordering Transform): the search key of CDX and CDXJ
 /// lines, as the Internet Archive's `surt` package (which pywb and cdxj-indexer use) makes it with
 /// its default canonicalizer.
@@ -6,11 +8,14 @@
 /// user information, default port and fragment dropped; the host lowercased, without a leading
 /// `www.` (or `www2.`, …) or trailing dots, its labels reversed and joined by commas; path and
 /// query percent-decoded until stable, then bytes outside printable ASCII, `#` and `%` escaped
-/// again, dot segments and repeated slashes removed, lowercased; a path's trailing slash dropped
-/// (but not the root's); the query's arguments sorted; an empty query dropped.
+/// again, dot segments and repeated slashes removed as surt's `normalizePath` does (a `..` above
+/// the root kept), lowercased; a path's trailing slash dropped (but not the root's); the query's
+/// arguments sorted; an empty query dropped.
 ///
-/// Not done, as URLs from the engine do not need them: `surt`'s removal of session ids
-/// (`jsessionid=…`) and its rewriting of numeric or octal IPv4 hosts. A pure function.
+/// A host outside ASCII takes its IDNA form (UTS 46 here, IDNA 2003 in surt: they differ on a
+/// few letters such as ß). Not done, as URLs from the engine do not need them: `surt`'s removal
+/// of session ids (`jsessionid=…`) and its rewriting of numeric or octal IPv4 hosts. A pure
+/// function.
 public enum SURT {
     /// The SURT key of `url`; `url` itself when it has no `scheme://` authority.
     public static func key(_ url: String) -> String {
@@ -48,10 +53,13 @@ public enum SURT {
             port = digits.isEmpty ? nil : digits
             host = hostPort[..<colon]
         }
-        // Hosts outside ASCII (not the engine's: it fetches punycode) are lowercased as Unicode.
-        let lowerHost =
-            host.allSatisfy { $0 < 0x80 }
-            ? Self.lowercased(Array(host)) : Array(String(decoding: host, as: UTF8.self).lowercased().utf8)
+        // A host outside ASCII in its ASCII form (punycode), as surt's IDNA encoding gives it and
+        // the engine sends it; one that has none, lowercased as Unicode.
+        var lowerHost = Self.lowercased(Array(host))
+        if !host.allSatisfy({ $0 < 0x80 }) {
+            let ascii = try? IDNA.asciiHost(Array(host)[...])
+            lowerHost = Self.lowercased(Array((ascii ?? String(decoding: host, as: UTF8.self).lowercased()).utf8))
+        }
         var key = Self.reversedHost(lowerHost)
         if let port {
             let lowerScheme = Self.lowercased(Array(scheme))
@@ -104,26 +112,37 @@ public enum SURT {
 
     private static func canonicalPath(_ path: [UInt8]) -> [UInt8] {
         let bytes = Self.minimalEscape(path)
-        var segments: [ArraySlice<UInt8>] = []
-        let parts = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
-        for part in parts {
+        guard !bytes.isEmpty else {
+            return [UInt8(ascii: "/")]
+        }
+        // surt's normalizePath: what precedes the first slash goes; `.` goes; `..` takes back the
+        // last segment kept (an empty one too, from `//`), or is kept itself above the root.
+        var kept: [ArraySlice<UInt8>] = []
+        for part in bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst() {
             if part.elementsEqual(".".utf8) {
                 continue
             }
             if part.elementsEqual("..".utf8) {
-                _ = segments.popLast()
+                if kept.isEmpty {
+                    kept.append(part)
+                } else {
+                    kept.removeLast()
+                }
                 continue
             }
-            segments.append(part)
+            kept.append(part)
         }
+        // Joined with empty segments left out, except a last one (a trailing slash), which
+        // path_strip_trailing_slash_unless_empty then takes off, the root's apart.
         var out: [UInt8] = [UInt8(ascii: "/")]
-        for (index, segment) in segments.enumerated() {
-            out += segment
-            if index < segments.count - 1 {
-                out.append(UInt8(ascii: "/"))
-            }
+        for part in kept.dropLast() where !part.isEmpty {
+            out += part
+            out.append(UInt8(ascii: "/"))
         }
-        // A trailing slash goes (surt's path_strip_trailing_slash_unless_empty), so no re-adding.
+        out += kept.last ?? []
+        if out.count > 1 && out.last == UInt8(ascii: "/") {
+            out.removeLast()
+        }
         return Self.lowercased(out)
     }
 

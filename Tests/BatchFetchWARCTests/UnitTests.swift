@@ -117,6 +117,8 @@ struct SURTTests {
         ("http://example.com/a%2Fb?Q=%2F&a", "com,example)/a/b?a&q=/"),
         ("http://example.com./x", "com,example)/x"),
         ("http://example.com/a/../b", "com,example)/b"),
+        ("http://example.com/../a/./b/..", "com,example)/../a"),
+        ("http://example.com/a//../b/", "com,example)/a/b"),
         ("http://example.com/a;b?c=d&c", "com,example)/a;b?c&c=d"),
         ("http://localhost:3000/p?z&y=", "localhost:3000)/p?y=&z"),
         ("http://sub.www.example.com/", "com,example,www,sub)/"),
@@ -133,9 +135,8 @@ struct SURTTests {
     }
 
     /// `count` ASCII URLs drawn from the parts SURT rewrites: case, `www` prefixes, user
-    /// information, ports, repeated slashes, escapes, queries to sort, fragments. Not dot
-    /// segments: `surt` resolves some differently (it keeps a `..` above the root, for one); the
-    /// engine's URLs have none.
+    /// information, ports, repeated slashes, dot segments (escaped ones too), escapes, queries to
+    /// sort, fragments.
     static func randomURLs(_ count: Int) -> [String] {
         var generator = SeededGenerator(seed: 53)
         func pick(_ choices: [String]) -> String { choices[generator.next(choices.count)] }
@@ -145,7 +146,7 @@ struct SURTTests {
                 + pick(["Example.com", "a.b.org", "127.0.0.1", "x."])
                 + pick(["", ":80", ":443", ":8080", ":"])
                 + (0..<generator.next(4)).map { _ in
-                    "/" + pick(["A", "b%2F", "", "%7e~", "c%25%32%35", "d;e", "%C3%A9"])
+                    "/" + pick(["A", "b%2F", "", "%7e~", "c%25%32%35", "d;e", "%C3%A9", ".", "..", "%2e%2E", "..."])
                 }.joined()
                 + pick(["", "/", "?", "?b=2&a=1", "?Z&y=&y", "?a=%41&a", "?q=a+b&q=A"]) + pick(["", "#f", "#a?b"])
         }
@@ -153,10 +154,11 @@ struct SURTTests {
 
     @Test func keysAgreeWithTheSurtPackage() throws {
         let urls =
-            Self.cases.map(\.0) + Self.randomURLs(300) + [
+            Self.cases.map(\.0) + Self.randomURLs(600) + [
                 "http://example.com/%25%32%35", "http://a.b.c.example.org:80/x/./y/?b&a=1&a",
                 "https://www.EXAMPLE.com:8443/",
                 "http://example.com/ümlaut?ä=1", "http://example.com/a#b?c", "http://www.example.com/?",
+                "http://Bücher.example/ä", "http://www.例え.テスト:8080/x", "https://ÉCOLE.fr/",
                 // The ASCII path's edges.
                 "HTTP://Example.COM:80/A", "HTTPS://example.com:443", "ftp://example.com:21/f", "http://example.com:/a",
                 "http://[::1]/a", "http://www.example.com#x", "http://www.www.com/", "http://www12.example.com/",
