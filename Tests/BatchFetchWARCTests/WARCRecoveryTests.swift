@@ -111,6 +111,29 @@ import Testing
         #expect(WARCArchive.openFiles(in: path) == [directory.path("s-00001.warc.gz.open")])
     }
 
+    /// A rotating archive that starts later in its series passes over names already there.
+    @Test func rotationPassesOverFilesAlreadyThere() throws {
+        let directory = try ScratchDirectory("warc-series-rotation")
+        let path = directory.path("r.warc.gz")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data("earlier".utf8)))
+        #expect(FileManager.default.createFile(atPath: directory.path("r-00002.warc.gz"), contents: Data("x".utf8)))
+        let archive = try WARCArchive(
+            path: path, software: "batchfetch test", maxSize: 1, firstNumber: WARCArchive.firstFreeNumber(in: path))
+        for number in 0..<2 {
+            _ = try archive.archive([
+                Exchange(
+                    url: "http://127.0.0.1:8080/r?n=\(number)", date: Date(),
+                    requestHead: Data("GET /r HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n".utf8),
+                    responseHead: Data("HTTP/1.1 200 OK\r\n\r\n".utf8), body: Data("\(number)".utf8))
+            ])
+        }
+        try archive.close()
+        // Each file is full once its warcinfo is in, so every exchange starts a new one.
+        #expect(archive.closedPaths == ["r-00001", "r-00003", "r-00004"].map { directory.path($0 + ".warc.gz") })
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "earlier")
+        #expect(try String(contentsOfFile: directory.path("r-00002.warc.gz"), encoding: .utf8) == "x")
+    }
+
     @Test func warcDatesReadBackToTheInstantWritten() {
         let date = WARCDate(seconds: 1_796_000_123, microseconds: 45_600)
         #expect(WARCDate(warcText: date.warcText) == date)
