@@ -33,8 +33,13 @@ final class CDXJIndexLines {
 
     /// Adds `line` (without its line break).
     func append(_ line: String) throws(WARCError) {
+        try self.append(bytes: Array(line.utf8))
+    }
+
+    /// Adds the line whose bytes are `line` (without its line break).
+    func append(bytes line: [UInt8]) throws(WARCError) {
         let start = self.bytes.count
-        self.bytes += line.utf8
+        self.bytes += line
         self.lines.append(start..<self.bytes.count)
         if self.bytes.count >= self.runBytes {
             try self.spill()

@@ -96,10 +96,15 @@ public struct CDXJLine: Sendable, Hashable {
 
     /// The line, without its line break.
     public var text: String {
-        var line = Array(SURT.key(self.url).utf8)
+        String(decoding: self.bytes, as: UTF8.self)
+    }
+
+    /// ``text``'s bytes, built as bytes: an index line is made for every response archived.
+    var bytes: [UInt8] {
+        var line = SURT.keyBytes(self.url)
         line.reserveCapacity(line.count + 200 + self.url.utf8.count)
         line.append(UInt8(ascii: " "))
-        line += self.date.timestamp14.utf8
+        line += self.date.timestamp14Bytes
         line += " {".utf8
         Self.appendItem("url", self.url, to: &line, first: true)
         if let mime = self.mime {
@@ -115,17 +120,25 @@ public struct CDXJLine: Sendable, Hashable {
         Self.appendItem("offset", String(self.placement.offset), to: &line)
         Self.appendItem("filename", self.filename, to: &line)
         line.append(UInt8(ascii: "}"))
-        return String(decoding: line, as: UTF8.self)
+        return line
     }
 
-    /// `"name": "value"` after `, ` (unless `first`), as ``jsonString(_:)`` writes each.
-    private static func appendItem(_ name: String, _ value: String, to line: inout [UInt8], first: Bool = false) {
+    /// `"name": "value"` after `, ` (unless `first`), as ``jsonString(_:)`` writes each (the
+    /// names need no escape).
+    private static func appendItem(_ name: StaticString, _ value: String, to line: inout [UInt8], first: Bool = false) {
         if !first {
             line += ", ".utf8
         }
-        line += Self.jsonString(name).utf8
-        line += ": ".utf8
-        line += Self.jsonString(value).utf8
+        line.append(UInt8(ascii: "\""))
+        line += UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        line += "\": ".utf8
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+            line.append(UInt8(ascii: "\""))
+            line += value.utf8
+            line.append(UInt8(ascii: "\""))
+        } else {
+            line += Self.jsonString(value).utf8
+        }
     }
 
     /// `value` as Python's `json.dumps` writes a string: ASCII only, UTF-16 `\u` escapes.

@@ -19,13 +19,18 @@ import BatchFetch
 public enum SURT {
     /// The SURT key of `url`; `url` itself when it has no `scheme://` authority.
     public static func key(_ url: String) -> String {
+        String(decoding: Self.keyBytes(url), as: UTF8.self)
+    }
+
+    /// ``key(_:)``'s bytes.
+    static func keyBytes(_ url: String) -> [UInt8] {
         // Tabs and line breaks go first, as surt drops them.
         let bytes = url.utf8.filter { $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
-        return bytes.withUnsafeBufferPointer { Self.key(bytes: $0) } ?? url
+        return bytes.withUnsafeBufferPointer { Self.key(bytes: $0) } ?? Array(url.utf8)
     }
 
     /// ``key(_:)`` over a URL's bytes; `nil` when it has no `scheme://`.
-    private static func key(bytes url: UnsafeBufferPointer<UInt8>) -> String? {
+    private static func key(bytes url: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard let schemeEnd = Self.firstIndex(of: Array("://".utf8), in: url[...]) else {
             return nil
         }
@@ -80,7 +85,7 @@ public enum SURT {
                 key += canonical
             }
         }
-        return String(decoding: key, as: UTF8.self)
+        return key
     }
 
     /// Where `needle` first starts in `bytes`.
@@ -175,6 +180,10 @@ public enum SURT {
     /// Percent-decodes until nothing changes, then escapes bytes outside printable ASCII, `#` and
     /// `%` (surt's `minimalEscape`).
     private static func minimalEscape(_ input: [UInt8]) -> [UInt8] {
+        // Most paths and queries have no escape and nothing to escape: as they are.
+        if !input.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "%") }) {
+            return input
+        }
         var bytes = input
         while true {
             let decoded = Self.percentDecoded(bytes)

@@ -171,7 +171,7 @@ public final class WARCArchive {
         let placement = try self.writer.write([(response, !Self.isCompressed(fields)), (request, true)])[0]
         if let index = self.index, let line = CDXJLine(record: response, placement: placement, filename: self.filename)
         {
-            try index.append(line.text)
+            try index.append(bytes: line.bytes)
         }
         return Location(file: self.filename, offset: placement.offset, length: placement.length, recordID: response.id)
     }

@@ -32,6 +32,11 @@ public struct WARCDate: Sendable, Hashable, Comparable {
 
     /// `2026-11-29T10:00:00.123456Z`: the form of `WARC-Date`.
     public var warcText: String {
+        String(decoding: self.warcBytes, as: UTF8.self)
+    }
+
+    /// ``warcText``'s bytes.
+    var warcBytes: [UInt8] {
         // Digits into a fixed pattern: a record's date is written twice per exchange, and string
         // interpolation cost more than the rest of the record's head.
         var text = Array("0000-00-00T00:00:00.000000Z".utf8)
@@ -50,32 +55,21 @@ public struct WARCDate: Sendable, Hashable, Comparable {
                 rest /= 10
             }
         }
-        return String(decoding: text, as: UTF8.self)
+        return text
     }
 
     /// `20261129100000`: the 14 digits of a CDX or CDXJ timestamp (whole seconds, as pywb reads).
     public var timestamp14: String {
-        let (date, time) = self.fields()
-        return date.joined() + time.joined()
+        String(decoding: self.timestamp14Bytes, as: UTF8.self)
+    }
+
+    /// ``timestamp14``'s bytes: ``warcBytes`` without its separators and fraction.
+    var timestamp14Bytes: [UInt8] {
+        let text = self.warcBytes
+        return [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18].map { text[$0] }
     }
 
     public static func < (lhs: WARCDate, rhs: WARCDate) -> Bool {
         (lhs.seconds, lhs.microseconds) < (rhs.seconds, rhs.microseconds)
-    }
-
-    private func fields() -> (date: [String], time: [String]) {
-        var clock = time_t(self.seconds)
-        var parts = tm()
-        gmtime_r(&clock, &parts)
-        let date = [
-            Self.pad(Int(parts.tm_year) + 1900, 4), Self.pad(Int(parts.tm_mon) + 1, 2), Self.pad(Int(parts.tm_mday), 2),
-        ]
-        let time = [Self.pad(Int(parts.tm_hour), 2), Self.pad(Int(parts.tm_min), 2), Self.pad(Int(parts.tm_sec), 2)]
-        return (date, time)
-    }
-
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 }

@@ -61,7 +61,7 @@ public enum WARCRecovery {
                 let placement = WARCWriter.Placement(offset: Int64(kept), length: Int64(length))
                 if let index, let line = CDXJLine(recordBytes: record, placement: placement, filename: filename) {
                     do throws(WARCError) {
-                        try index.append(line.text)
+                        try index.append(bytes: line.bytes)
                     } catch {
                         failure = error
                     }
