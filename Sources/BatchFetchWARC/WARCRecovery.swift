@@ -167,25 +167,11 @@ public enum WARCRecovery {
         return nil
     }
 
-    /// The `Content-Length` of a record's head.
+    /// The `Content-Length` of a record's head (read as an HTTP head is: a first line, then
+    /// fields).
     private static func contentLength(_ head: Slice<UnsafeRawBufferPointer>) -> Int? {
-        let value = WARCRecovery.field("Content-Length", in: Array(head))
+        let value = HTTPBlock(parsing: Array(head))?.headerValue("Content-Length")
         return value.flatMap { Int($0) }.flatMap { $0 >= 0 ? $0 : nil }
-    }
-
-    /// The value of the first field `name` (any case) in a record's head, without surrounding spaces.
-    static func field(_ name: String, in head: [UInt8]) -> String? {
-        for line in head.split(separator: 0x0A) {
-            let line = line.last == 0x0D ? line.dropLast() : line
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
-                line[..<colon].elementsEqual(name.utf8, by: { $0.asciiLowercased == $1.asciiLowercased })
-            else {
-                continue
-            }
-            let value = line[(colon + 1)...].drop { $0 == 0x20 || $0 == 0x09 }
-            return String(decoding: value, as: UTF8.self)
-        }
-        return nil
     }
 }
 
@@ -196,10 +182,11 @@ extension CDXJLine {
         guard let headEnd = bytes.withUnsafeBytes({ WARCRecovery.headEnd($0) }) else {
             return nil
         }
-        let head = Array(bytes[..<headEnd])
-        guard let type = WARCRecovery.field("WARC-Type", in: head), let kind = WARCRecord.Kind(rawValue: type),
-            let url = WARCRecovery.field("WARC-Target-URI", in: head),
-            let date = WARCRecovery.field("WARC-Date", in: head).flatMap(WARCDate.init(warcText:))
+        // A WARC head has an HTTP head's shape: a first line, then `Name: value` lines.
+        guard let head = HTTPBlock(parsing: Array(bytes[..<headEnd])),
+            let type = head.headerValue("WARC-Type"), let kind = WARCRecord.Kind(rawValue: type),
+            let url = head.headerValue("WARC-Target-URI"),
+            let date = head.headerValue("WARC-Date").flatMap(WARCDate.init(warcText:))
         else {
             return nil
         }
@@ -207,7 +194,7 @@ extension CDXJLine {
         let block = Array(bytes[headEnd..<max(headEnd, bytes.count - 4)])
         self.init(
             kind: kind, url: url, date: date, block: block,
-            payloadDigest: WARCRecovery.field("WARC-Payload-Digest", in: head), placement: placement,
+            payloadDigest: head.headerValue("WARC-Payload-Digest"), placement: placement,
             filename: filename)
     }
 }

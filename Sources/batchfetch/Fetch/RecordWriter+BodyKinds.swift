@@ -44,7 +44,7 @@ extension RecordWriter {
             }
             return token[first...last].map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
         }
-        if type.starts(with: "text/".utf8) || Self.textualMarks.contains(where: { Self.contains(type, $0) }) {
+        if type.starts(with: "text/".utf8) || Self.textualMarks.contains(where: { type.contains($0) }) {
             return false
         }
         return !Self.textualTypes.contains(type) && Self.binaryPrefixes.contains { type.starts(with: $0) }
@@ -58,16 +58,6 @@ extension RecordWriter {
         ].map { Array($0.utf8) })
     private static let binaryPrefixes = ["image/", "audio/", "video/", "font/", "application/", "model/"].map {
         Array($0.utf8)
-    }
-
-    /// Whether `needle` occurs in `haystack`.
-    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard haystack.count >= needle.count else {
-            return false
-        }
-        return (0...(haystack.count - needle.count)).contains { start in
-            haystack[start..<start + needle.count].elementsEqual(needle)
-        }
     }
 
     /// Whether `text`'s bytes begin with `prefix`'s, compared as bytes (the generic
