@@ -57,17 +57,29 @@ public struct CDXJLine: Sendable, Hashable {
         kind: WARCRecord.Kind, url: String, date: WARCDate, block bytes: [UInt8], payloadDigest: String?,
         placement: WARCWriter.Placement, filename: String
     ) {
+        let head = HTTPBlock(parsing: bytes).map { $0.bytes[..<$0.payloadStart] } ?? []
+        let firstField = min((head.firstIndex(of: UInt8(ascii: "\n")) ?? head.endIndex) + 1, head.endIndex)
+        self.init(
+            kind: kind, url: url, date: date, statusLine: head[..<firstField], fieldLines: head[firstField...],
+            payloadDigest: payloadDigest, placement: placement, filename: filename)
+    }
+
+    /// The line for a record of `kind` whose block's head is `statusLine` and `fieldLines` (as an
+    /// archive has them before it builds the block); `nil` unless a response or revisit.
+    init?(
+        kind: WARCRecord.Kind, url: String, date: WARCDate, statusLine: ArraySlice<UInt8>,
+        fieldLines: ArraySlice<UInt8>, payloadDigest: String?, placement: WARCWriter.Placement, filename: String
+    ) {
         guard kind == .response || kind == .revisit else {
             return nil
         }
-        let block = HTTPBlock(parsing: bytes)
-        let mime = block?.headerValue("Content-Type").map(Self.mediaType(of:))
+        let mime = HTTPBlock.headerValue("Content-Type", inFieldLines: fieldLines).map(Self.mediaType(of:))
         self.init(
             url: url,
             date: date,
             // pywb and cdxj-indexer mark a revisit by its mime type, which replay then resolves.
             mime: kind == .revisit ? "warc/revisit" : mime?.isEmpty == false ? mime : nil,
-            status: block?.status,
+            status: HTTPBlock.status(ofStartLine: statusLine),
             digest: payloadDigest,
             placement: placement,
             filename: filename
@@ -105,7 +117,7 @@ public struct CDXJLine: Sendable, Hashable {
         line.reserveCapacity(line.count + 200 + self.url.utf8.count)
         line.append(UInt8(ascii: " "))
         line += self.date.timestamp14Bytes
-        line += " {".utf8
+        line.appendUTF8(" {")
         Self.appendItem("url", self.url, to: &line, first: true)
         if let mime = self.mime {
             Self.appendItem("mime", mime, to: &line)
@@ -127,17 +139,23 @@ public struct CDXJLine: Sendable, Hashable {
     /// names need no escape).
     private static func appendItem(_ name: StaticString, _ value: String, to line: inout [UInt8], first: Bool = false) {
         if !first {
-            line += ", ".utf8
+            line.appendUTF8(", ")
         }
         line.append(UInt8(ascii: "\""))
-        line += UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-        line += "\": ".utf8
-        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+        line.appendUTF8(name)
+        line.appendUTF8("\": ")
+        var value = value
+        let plain = value.withUTF8 { bytes in
+            guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) else {
+                return false
+            }
             line.append(UInt8(ascii: "\""))
-            line += value.utf8
+            line.append(contentsOf: bytes)
             line.append(UInt8(ascii: "\""))
-        } else {
-            line += Self.jsonString(value).utf8
+            return true
+        }
+        if !plain {
+            line.appendUTF8(Self.jsonString(value))
         }
     }
 

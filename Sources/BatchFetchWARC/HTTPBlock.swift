@@ -79,7 +79,7 @@ public struct HTTPBlock: Sendable, Equatable {
             }
             Self.appendLine(line, to: &bytes)
         }
-        bytes += "\r\n".utf8
+        bytes.appendUTF8("\r\n")
         self.payloadStart = bytes.count
         bytes += body
         self.bytes = bytes
@@ -87,7 +87,13 @@ public struct HTTPBlock: Sendable, Equatable {
 
     /// The status code of a response block's status line (`HTTP/1.1 200 OK` → 200), or `nil`.
     public var status: Int? {
-        let line = self.bytes.prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
+        Self.status(ofStartLine: self.bytes[...])
+    }
+
+    /// The status code of a status line (`HTTP/1.1 200 OK` → 200), or `nil`; what follows its
+    /// first line break is not read.
+    static func status(ofStartLine bytes: ArraySlice<UInt8>) -> Int? {
+        let line = bytes.prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
         let words = line.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: true)
         guard words.count >= 2, words[0].starts(with: "HTTP/".utf8), words[1].count == 3 else {
             return nil
@@ -99,11 +105,17 @@ public struct HTTPBlock: Sendable, Equatable {
     /// surrounding white space removed, decoded as UTF-8 (bytes that are not become U+FFFD).
     public func headerValue(_ name: String) -> String? {
         let head = self.bytes[..<self.payloadStart]
-        // Past the start line, a line at a time.
-        var lineStart = (head.firstIndex(of: UInt8(ascii: "\n")) ?? head.endIndex) + 1
-        while lineStart < head.endIndex {
-            let lineEnd = head[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? head.endIndex
-            let line = head[lineStart..<lineEnd]
+        // Past the start line.
+        let firstField = (head.firstIndex(of: UInt8(ascii: "\n")) ?? head.endIndex) + 1
+        return Self.headerValue(name, inFieldLines: head[min(firstField, head.endIndex)...])
+    }
+
+    /// ``headerValue(_:)`` over header field lines alone (no start line).
+    static func headerValue(_ name: String, inFieldLines lines: ArraySlice<UInt8>) -> String? {
+        var lineStart = lines.startIndex
+        while lineStart < lines.endIndex {
+            let lineEnd = lines[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? lines.endIndex
+            let line = lines[lineStart..<lineEnd]
             lineStart = lineEnd + 1
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
                 line[..<colon].elementsEqual(name.utf8, by: { $0.asciiLowercased == $1.asciiLowercased })
@@ -120,7 +132,7 @@ public struct HTTPBlock: Sendable, Equatable {
     private static func appendLine(_ line: ArraySlice<UInt8>, to bytes: inout [UInt8]) {
         bytes += line
         if line.last != UInt8(ascii: "\n") {
-            bytes += "\r\n".utf8
+            bytes.appendUTF8("\r\n")
         }
     }
 
@@ -128,11 +140,12 @@ public struct HTTPBlock: Sendable, Equatable {
     /// any case (RFC 9112 §5.1 allows no white space before the colon; a line with some is not
     /// a field a reader would act on).
     private static func isTransferEncoding(_ line: ArraySlice<UInt8>) -> Bool {
-        let name = Array("transfer-encoding".utf8)
-        guard line.count > name.count, line[line.startIndex + name.count] == UInt8(ascii: ":") else {
+        let name: StaticString = "transfer-encoding"
+        let count = name.utf8CodeUnitCount
+        guard line.count > count, line[line.startIndex + count] == UInt8(ascii: ":") else {
             return false
         }
-        return zip(line, name).allSatisfy { pair in
+        return zip(line, UnsafeBufferPointer(start: name.utf8Start, count: count)).allSatisfy { pair in
             pair.0.asciiLowercased == pair.1
         }
     }

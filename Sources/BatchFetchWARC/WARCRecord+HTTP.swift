@@ -78,8 +78,7 @@ extension WARCRecord {
         let blockDigest = received.flatMap { received in
             block.bytes.withUnsafeBytes { bytes in
                 received.head.withUnsafeBytes { head in
-                    head.count == block.payloadStart
-                        && UnsafeRawBufferPointer(rebasing: bytes[..<head.count]).elementsEqual(head)
+                    head.count == block.payloadStart && Self.startsWith(bytes, head)
                 }
             } ? received.digest : nil
         }
@@ -87,6 +86,14 @@ extension WARCRecord {
             kind: .response, date: date, targetURI: targetURI, contentType: "application/http;msgtype=response",
             block: block.bytes, payloadStart: block.payloadStart, digest: options.digest, fields: options.warcFields,
             payloadDigest: payloadDigest, blockDigest: blockDigest)
+    }
+
+    /// Whether `bytes` starts with `prefix` (memcmp: the generic comparison went a byte at a time).
+    private static func startsWith(_ bytes: UnsafeRawBufferPointer, _ prefix: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress, let start = prefix.baseAddress else {
+            return prefix.isEmpty
+        }
+        return bytes.count >= prefix.count && memcmp(base, start, prefix.count) == 0
     }
 
     /// A `request` record for `targetURI`: `METHOD target HTTP/1.1`, the header field lines as

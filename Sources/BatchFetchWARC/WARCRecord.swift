@@ -32,8 +32,14 @@ public struct WARCRecord: Sendable {
     public let id: String
     /// `WARC-Date`.
     public let date: WARCDate
-    /// Every header field, in the order written, from `WARC-Type` to `Content-Length`.
-    public let fields: [WARCField]
+    /// Every header field, in the order written, from `WARC-Type` to `Content-Length` (read back
+    /// from ``head``).
+    public var fields: [WARCField] {
+        Self.fields(ofHead: self.head)
+    }
+    /// The version line and header fields, with the blank line that ends them: what comes before
+    /// the block.
+    public let head: [UInt8]
     /// The record's block: `Content-Length` bytes.
     public let block: [UInt8]
     /// `WARC-Payload-Digest` when the record has one (a response with a payload).
@@ -73,53 +79,106 @@ public struct WARCRecord: Sendable {
         block: [UInt8], payloadStart: Int?, digest: WARCDigest, fields: [WARCField], payloadDigest known: String?,
         blockDigest knownBlock: String?
     ) throws {
-        var all = [
-            WARCField("WARC-Type", kind.rawValue), WARCField("WARC-Record-ID", id),
-            WARCField("WARC-Date", date.warcText),
-        ]
+        // The head is written as bytes here, once: a record's fields as Strings, checked and
+        // serialized later, cost more than the rest of archiving but compression.
+        var head = Head(capacity: 384 + (targetURI?.utf8.count ?? 0))
+        head.append("WARC-Type", kind.rawValue)
+        try head.append("WARC-Record-ID", checking: id)
+        head.append("WARC-Date", bytes: date.warcBytes)
         if let targetURI {
-            all.append(WARCField("WARC-Target-URI", targetURI))
+            try head.append("WARC-Target-URI", checking: targetURI)
         }
-        all += fields
+        for field in fields {
+            try head.append(field)
+        }
         if let contentType {
-            all.append(WARCField("Content-Type", contentType))
+            try head.append("Content-Type", checking: contentType)
         }
         var payloadDigest: String?
         if let payloadStart {
             let start = min(max(payloadStart, 0), block.count)
-            payloadDigest = known ?? digest.label(of: block[start...])
-            all.append(WARCField("WARC-Payload-Digest", payloadDigest ?? ""))
+            let digestText = known ?? digest.label(of: block[start...])
+            payloadDigest = digestText
+            try head.append("WARC-Payload-Digest", checking: digestText)
         }
-        all.append(WARCField("WARC-Block-Digest", knownBlock ?? digest.label(of: block)))
-        all.append(WARCField("Content-Length", String(block.count)))
-        for field in all where !field.isValid {
-            throw WARCError.invalidField(field.name)
-        }
+        try head.append("WARC-Block-Digest", checking: knownBlock ?? digest.label(of: block))
+        head.append("Content-Length", String(block.count))
+        head.bytes.appendUTF8("\r\n")
         self.kind = kind
         self.id = id
         self.date = date
-        self.fields = all
+        self.head = head.bytes
         self.block = block
         self.payloadDigest = payloadDigest
+    }
+
+    /// A record head being written: `WARC/1.1`, then `Name: value` lines, each checked as
+    /// ``WARCField/isValid`` checks one.
+    private struct Head {
+        var bytes: [UInt8] = []
+
+        init(capacity: Int) {
+            self.bytes.reserveCapacity(capacity)
+            self.bytes.appendUTF8("WARC/1.1\r\n")
+        }
+
+        /// A field whose name and value are ours and valid (no check).
+        mutating func append(_ name: StaticString, _ value: String) {
+            self.bytes.appendUTF8(name)
+            self.bytes.appendUTF8(": ")
+            self.bytes.appendUTF8(value)
+            self.bytes.appendUTF8("\r\n")
+        }
+
+        mutating func append(_ name: StaticString, bytes value: [UInt8]) {
+            self.bytes.appendUTF8(name)
+            self.bytes.appendUTF8(": ")
+            self.bytes += value
+            self.bytes.appendUTF8("\r\n")
+        }
+
+        /// A field whose value is checked. - Throws: ``WARCError/Kind/invalidField`` naming it.
+        mutating func append(_ name: StaticString, checking value: String) throws(WARCError) {
+            var value = value
+            guard value.withUTF8(WARCField.isValidValue) else {
+                throw WARCError.invalidField(String(describing: name))
+            }
+            self.append(name, value)
+        }
+
+        /// A caller's field, name and value checked.
+        mutating func append(_ field: WARCField) throws(WARCError) {
+            guard field.isValid else {
+                throw WARCError.invalidField(field.name)
+            }
+            self.bytes.appendUTF8(field.name)
+            self.bytes.appendUTF8(": ")
+            self.bytes.appendUTF8(field.value)
+            self.bytes.appendUTF8("\r\n")
+        }
+    }
+
+    /// The fields of a head this type wrote: `Name: value` lines after the version line.
+    private static func fields(ofHead head: [UInt8]) -> [WARCField] {
+        var fields: [WARCField] = []
+        for line in head.split(separator: UInt8(ascii: "\n")).dropFirst() {
+            let text = line.last == UInt8(ascii: "\r") ? line.dropLast() : line
+            // Names have no colon; a value starts after the colon and one space.
+            guard let colon = text.firstIndex(of: UInt8(ascii: ":")) else {
+                continue
+            }
+            let valueStart = min(colon + 2, text.endIndex)
+            fields.append(
+                WARCField(
+                    String(decoding: text[..<colon], as: UTF8.self),
+                    String(decoding: text[valueStart...], as: UTF8.self)))
+        }
+        return fields
     }
 
     /// The value of the first field named `name` (compared without regard to case).
     public func field(_ name: String) -> String? {
         self.fields.first { $0.name.utf8.elementsEqual(name.utf8) { $0.asciiLowercased == $1.asciiLowercased } }?.value
-    }
-
-    /// The version line and header fields, with the blank line that ends them: what comes before
-    /// the block.
-    public var head: [UInt8] {
-        var bytes = Array("WARC/1.1\r\n".utf8)
-        for field in self.fields {
-            bytes += field.name.utf8
-            bytes += ": ".utf8
-            bytes += field.value.utf8
-            bytes += "\r\n".utf8
-        }
-        bytes += "\r\n".utf8
-        return bytes
     }
 
     /// The two line breaks that end every record (WARC 1.1 §4), after the block.
@@ -201,8 +260,16 @@ public struct WARCField: Sendable, Hashable {
     /// Whether the grammar of WARC 1.1 §4 can carry the field: a name of visible ASCII with no
     /// colon, a value without CR, LF or NUL (so no field can smuggle another in).
     var isValid: Bool {
-        !self.name.isEmpty
-            && self.name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }
-            && self.value.utf8.allSatisfy { $0 != 0x0D && $0 != 0x0A && $0 != 0 }
+        var name = self.name
+        var value = self.value
+        // Over contiguous bytes: a String's `utf8` view is read a byte at a time.
+        return !name.isEmpty
+            && name.withUTF8 { $0.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") } }
+            && value.withUTF8(Self.isValidValue)
+    }
+
+    /// Whether a value's bytes hold no CR, LF or NUL.
+    static func isValidValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 != 0x0D && $0 != 0x0A && $0 != 0 }
     }
 }

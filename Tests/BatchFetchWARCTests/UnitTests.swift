@@ -152,6 +152,40 @@ struct SURTTests {
         }
     }
 
+    /// Plain URLs (the fast path's) in the shapes it must get right or refuse: case, `www`
+    /// prefixes, trailing dots, ports, dot-like segments, trailing slashes, queries in and out of
+    /// order, bare and empty arguments.
+    static func plainURLs(_ count: Int) -> [String] {
+        var generator = SeededGenerator(seed: 9)
+        func pick(_ choices: [String]) -> String { choices[generator.next(choices.count)] }
+        return (0..<count).map { _ in
+            pick(["http://", "https://", "HTTPS://", "ftp://", "x:/"])
+                + pick(["www.", "WWW2.", "", "www.www.", "wwwx.", "www1a.", "."])
+                + pick(["Example.COM", "a.b.org", "127.0.0.1", "x", "x..", "a..b", ""])
+                + pick(["", ":80", ":443", ":8080", ":", ":0443"])
+                + (0..<generator.next(4)).map { _ in "/" + pick(["A", "", ".", "..", "...", ".a", "b.", "C;d"]) }
+                .joined()
+                + pick([
+                    "", "/", "?", "?&", "?b=2&a=1", "?a=1&b=2", "?a&a=", "?a=&a", "?A=2&a=1", "?a=1&a=1", "?q", "?&a",
+                ])
+        }
+    }
+
+    @Test func thePlainPathGivesTheGeneralPathsKeys() {
+        var plain = 0
+        let urls = Self.cases.map(\.0) + Self.randomURLs(2_000) + Self.plainURLs(20_000)
+        for url in urls {
+            var text = url
+            guard let key = text.withUTF8({ SURT.plainKey($0) }) else {
+                continue
+            }
+            plain += 1
+            #expect(key == SURT.generalKeyBytes(url), "\(url)")
+        }
+        // Both paths are taken often.
+        #expect(plain > urls.count / 4 && plain < urls.count * 3 / 4, "\(plain) of \(urls.count)")
+    }
+
     @Test func keysAgreeWithTheSurtPackage() throws {
         let urls =
             Self.cases.map(\.0) + Self.randomURLs(600) + [
