@@ -15,7 +15,7 @@ extension Array where Element == UInt8 {
     }
 
     /// Appends `text`, a literal's bytes.
-    mutating func appendUTF8(_ text: StaticString) {
+    mutating func appendLiteral(_ text: StaticString) {
         self.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 }

@@ -71,7 +71,11 @@ final class CDXJIndexLines {
                 var least: Int?
                 for (index, head) in heads.enumerated() {
                     guard let head else { continue }
-                    if let current = least, let best = heads[current], !head.lexicographicallyPrecedes(best) {
+                    if let current = least, let best = heads[current],
+                        !head.withUnsafeBytes({ line in
+                            best.withUnsafeBytes { Self.precedes(line, line.indices, $0, $0.indices) }
+                        })
+                    {
                         continue
                     }
                     least = index
@@ -94,7 +98,9 @@ final class CDXJIndexLines {
     /// The lines in memory, sorted, each with its line break.
     private func sortedText() -> [UInt8] {
         let bytes = self.bytes
-        let order = self.lines.sorted { bytes[$0].lexicographicallyPrecedes(bytes[$1]) }
+        let order = bytes.withUnsafeBytes { buffer in
+            self.lines.sorted { Self.precedes(buffer, $0, buffer, $1) }
+        }
         var text: [UInt8] = []
         text.reserveCapacity(bytes.count + order.count)
         for range in order {
@@ -102,6 +108,21 @@ final class CDXJIndexLines {
             text.append(UInt8(ascii: "\n"))
         }
         return text
+    }
+
+    /// Whether the bytes `left[lhs]` sort before `right[rhs]` (memcmp: lines share long SURT
+    /// prefixes, which a generic comparison went through a byte at a time).
+    private static func precedes(
+        _ left: UnsafeRawBufferPointer, _ lhs: Range<Int>, _ right: UnsafeRawBufferPointer, _ rhs: Range<Int>
+    ) -> Bool {
+        let common = min(lhs.count, rhs.count)
+        if common > 0, let leftBase = left.baseAddress, let rightBase = right.baseAddress {
+            let order = memcmp(leftBase + lhs.lowerBound, rightBase + rhs.lowerBound, common)
+            if order != 0 {
+                return order < 0
+            }
+        }
+        return lhs.count < rhs.count
     }
 
     /// Sorts the lines in memory into a run of their own.

@@ -117,7 +117,7 @@ public struct CDXJLine: Sendable, Hashable {
         line.reserveCapacity(line.count + 200 + self.url.utf8.count)
         line.append(UInt8(ascii: " "))
         line += self.date.timestamp14Bytes
-        line.appendUTF8(" {")
+        line.appendLiteral(" {")
         Self.appendItem("url", self.url, to: &line, first: true)
         if let mime = self.mime {
             Self.appendItem("mime", mime, to: &line)
@@ -139,10 +139,10 @@ public struct CDXJLine: Sendable, Hashable {
     /// names need no escape).
     private static func appendItem(_ name: StaticString, _ value: String, to line: inout [UInt8], first: Bool = false) {
         if !first {
-            line.appendUTF8(", ")
+            line.appendLiteral(", ")
         }
         line.append(UInt8(ascii: "\""))
-        line.appendUTF8(name)
+        line.appendLiteral(name)
         line.appendUTF8("\": ")
         var value = value
         let plain = value.withUTF8 { bytes in

@@ -36,6 +36,11 @@ public struct HTTPBlock: Sendable, Equatable {
         HTTPBlock(startLine: Array("\(method) \(target) HTTP/1.1".utf8), headerBytes: headerBytes, body: body)
     }
 
+    /// A request block whose request line is `line` (with or without its line break).
+    static func request(line: [UInt8], headerBytes: [UInt8], body: [UInt8]) -> HTTPBlock {
+        HTTPBlock(startLine: line, headerBytes: headerBytes, body: body)
+    }
+
     /// The block in `bytes`, a head and a body split at the first blank line (CRLF CRLF, or LF LF);
     /// `nil` when there is none.
     public init?(parsing bytes: [UInt8]) {
@@ -79,7 +84,7 @@ public struct HTTPBlock: Sendable, Equatable {
             }
             Self.appendLine(line, to: &bytes)
         }
-        bytes.appendUTF8("\r\n")
+        bytes.appendLiteral("\r\n")
         self.payloadStart = bytes.count
         bytes += body
         self.bytes = bytes
@@ -93,12 +98,16 @@ public struct HTTPBlock: Sendable, Equatable {
     /// The status code of a status line (`HTTP/1.1 200 OK` → 200), or `nil`; what follows its
     /// first line break is not read.
     static func status(ofStartLine bytes: ArraySlice<UInt8>) -> Int? {
+        // `HTTP/…`, spaces, exactly three digits, then a space or the line's end.
         let line = bytes.prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
-        let words = line.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: true)
-        guard words.count >= 2, words[0].starts(with: "HTTP/".utf8), words[1].count == 3 else {
+        guard line.starts(with: "HTTP/".utf8), let space = line.firstIndex(of: UInt8(ascii: " ")) else {
             return nil
         }
-        return Int(String(decoding: words[1], as: UTF8.self))
+        let code = line[space...].drop { $0 == UInt8(ascii: " ") }.prefix { $0 != UInt8(ascii: " ") }
+        guard code.count == 3, code.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
+        return code.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     }
 
     /// The value of the head's first field named `name` (compared without regard to case), its
@@ -132,7 +141,7 @@ public struct HTTPBlock: Sendable, Equatable {
     private static func appendLine(_ line: ArraySlice<UInt8>, to bytes: inout [UInt8]) {
         bytes += line
         if line.last != UInt8(ascii: "\n") {
-            bytes.appendUTF8("\r\n")
+            bytes.appendLiteral("\r\n")
         }
     }
 

@@ -160,11 +160,10 @@ public final class WARCArchive {
             try self.responseOrRevisit(exchange, date: date, statusLine: status, fields: fields, options: options)
         }
         let (requestLine, requestFields) = Self.split(Array(exchange.requestHead))
-        let (method, target) = Self.methodAndTarget(requestLine)
         let request = try Self.record {
             try WARCRecord.request(
-                targetURI: exchange.url, date: date, method: method, target: target, headerBytes: requestFields,
-                body: Array(exchange.requestBody),
+                targetURI: exchange.url, date: date, requestLine: Self.oneOneRequestLine(requestLine),
+                headerBytes: requestFields, body: Array(exchange.requestBody),
                 options: WARCRecord.ExchangeOptions(
                     concurrentTo: response.id, ipAddress: exchange.address, protocols: protocols, digest: self.digest))
         }
@@ -203,15 +202,20 @@ public final class WARCArchive {
         while lineStart < fields.count {
             let lineEnd = fields[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? fields.count
             let line = fields[lineStart..<lineEnd]
+            // Both names start with a C: most lines end here.
+            if fields[lineStart] | 0x20 != UInt8(ascii: "c") {
+                lineStart = lineEnd + 1
+                continue
+            }
             if let value = Self.value(of: "content-encoding:", in: line) {
-                let coding = Self.trimmedLowercase(value)
-                if !coding.isEmpty && !coding.elementsEqual("identity".utf8) {
+                let coding = Self.trimmed(value)
+                if !coding.isEmpty && !Self.startsWithLowercased(coding, "identity".utf8, whole: true) {
                     return true
                 }
             } else if let value = Self.value(of: "content-type:", in: line) {
-                let type = Self.trimmedLowercase(value)
-                let svg = type.starts(with: "image/svg".utf8)
-                if !svg && Self.compressedTypes.contains(where: { type.starts(with: $0) }) {
+                let type = Self.trimmed(value)
+                let svg = Self.startsWithLowercased(type, "image/svg".utf8)
+                if !svg && Self.compressedTypes.contains(where: { Self.startsWithLowercased(type, $0) }) {
                     return true
                 }
             }
@@ -220,14 +224,24 @@ public final class WARCArchive {
         return false
     }
 
-    /// `bytes` without surrounding white space, ASCII letters in lower case.
-    private static func trimmedLowercase(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+    /// `bytes` without surrounding white space.
+    private static func trimmed(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
         guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
         else {
             return []
         }
-        return bytes[first...last].map(\.asciiLowercased)
+        return bytes[first...last]
+    }
+
+    /// Whether `bytes`, ASCII letters lowercased, start with `prefix` (lower case), or are it when `whole`.
+    private static func startsWithLowercased(
+        _ bytes: ArraySlice<UInt8>, _ prefix: some Collection<UInt8>, whole: Bool = false
+    ) -> Bool {
+        guard bytes.count >= prefix.count, !whole || bytes.count == prefix.count else {
+            return false
+        }
+        return zip(bytes, prefix).allSatisfy { $0.asciiLowercased == $1 }
     }
 
     /// What follows `name` (lower case, with its colon) when `line` starts with it in any case.
@@ -273,13 +287,22 @@ public final class WARCArchive {
         return Array("HTTP/1.1 \(status) \(HTTPReason.phrase(for: status))\r\n".utf8)
     }
 
-    /// The method and target of a request line (`GET /a?b=1 HTTP/1.1`).
-    static func methodAndTarget(_ line: [UInt8]) -> (method: String, target: String) {
-        let parts = line.split(omittingEmptySubsequences: true) { $0 == 0x20 || $0 == 0x0D || $0 == 0x0A || $0 == 0x09 }
-        guard parts.count >= 2 else {
-            return ("GET", "/")
+    /// A request line (`GET /a?b=1 HTTP/2`) as `METHOD target HTTP/1.1`, without its line break;
+    /// `GET / HTTP/1.1` when it has no method and target.
+    static func oneOneRequestLine(_ line: [UInt8]) -> [UInt8] {
+        let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x0D || byte == 0x0A || byte == 0x09 }
+        let method = line.drop(while: isBlank).prefix { !isBlank($0) }
+        let target = line[method.endIndex...].drop(while: isBlank).prefix { !isBlank($0) }
+        guard !method.isEmpty, !target.isEmpty else {
+            return Array("GET / HTTP/1.1".utf8)
         }
-        return (String(decoding: parts[0], as: UTF8.self), String(decoding: parts[1], as: UTF8.self))
+        var out: [UInt8] = []
+        out.reserveCapacity(method.count + target.count + 10)
+        out += method
+        out.append(0x20)
+        out += target
+        out.appendLiteral(" HTTP/1.1")
+        return out
     }
 
     /// A record made by `make`, its only error as a ``WARCError``.

@@ -14,13 +14,13 @@ public enum WARCDigest: String, Sendable, CaseIterable {
 
     /// The labelled digest of `bytes`, e.g. `sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ`.
     public func label(of bytes: some Collection<UInt8>) -> String {
-        self.rawValue + ":" + Base32.encode(self.hash(of: bytes))
+        Base32.encode(self.hash(of: bytes), after: self.label)
     }
 
     /// The labelled digest a hash the engine made stands for, when it is this function's; `nil`
     /// for another's.
     public func label(ofHash hash: Exchange.BodyHash) -> String? {
-        hash.algorithm.rawValue == self.rawValue ? self.rawValue + ":" + Base32.encode(hash.bytes) : nil
+        hash.algorithm.rawValue == self.rawValue ? Base32.encode(hash.bytes, after: self.label) : nil
     }
 
     /// As ``label(ofHash:)``, for the hash of the head and body together
@@ -29,7 +29,15 @@ public enum WARCDigest: String, Sendable, CaseIterable {
         guard hash.algorithm.rawValue == self.rawValue, let bytes = hash.messageBytes else {
             return nil
         }
-        return self.rawValue + ":" + Base32.encode(bytes)
+        return Base32.encode(bytes, after: self.label)
+    }
+
+    /// What a labelled digest starts with: `sha1:`.
+    private var label: String {
+        switch self {
+        case .sha1: "sha1:"
+        case .sha256: "sha256:"
+        }
     }
 
     /// The engine's name for this function (``Exchange/BodyHash/Algorithm``).

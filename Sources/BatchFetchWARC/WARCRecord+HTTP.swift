@@ -109,7 +109,17 @@ extension WARCRecord {
         body: [UInt8] = [],
         options: ExchangeOptions = ExchangeOptions()
     ) throws -> WARCRecord {
-        let block = HTTPBlock.request(method: method, target: target, headerBytes: headerBytes, body: body)
+        try Self.request(
+            targetURI: targetURI, date: date, requestLine: Array("\(method) \(target) HTTP/1.1".utf8),
+            headerBytes: headerBytes, body: body, options: options)
+    }
+
+    /// As the public builder, with the request line given as bytes (`GET /a HTTP/1.1`).
+    static func request(
+        targetURI: String, date: WARCDate, requestLine: [UInt8], headerBytes: [UInt8], body: [UInt8],
+        options: ExchangeOptions
+    ) throws -> WARCRecord {
+        let block = HTTPBlock.request(line: requestLine, headerBytes: headerBytes, body: body)
         return try WARCRecord(
             kind: .request,
             date: date,

@@ -103,7 +103,7 @@ public struct WARCRecord: Sendable {
         }
         try head.append("WARC-Block-Digest", checking: knownBlock ?? digest.label(of: block))
         head.append("Content-Length", String(block.count))
-        head.bytes.appendUTF8("\r\n")
+        head.bytes.appendLiteral("\r\n")
         self.kind = kind
         self.id = id
         self.date = date
@@ -119,22 +119,22 @@ public struct WARCRecord: Sendable {
 
         init(capacity: Int) {
             self.bytes.reserveCapacity(capacity)
-            self.bytes.appendUTF8("WARC/1.1\r\n")
+            self.bytes.appendLiteral("WARC/1.1\r\n")
         }
 
         /// A field whose name and value are ours and valid (no check).
         mutating func append(_ name: StaticString, _ value: String) {
-            self.bytes.appendUTF8(name)
-            self.bytes.appendUTF8(": ")
+            self.bytes.appendLiteral(name)
+            self.bytes.appendLiteral(": ")
             self.bytes.appendUTF8(value)
-            self.bytes.appendUTF8("\r\n")
+            self.bytes.appendLiteral("\r\n")
         }
 
         mutating func append(_ name: StaticString, bytes value: [UInt8]) {
-            self.bytes.appendUTF8(name)
-            self.bytes.appendUTF8(": ")
+            self.bytes.appendLiteral(name)
+            self.bytes.appendLiteral(": ")
             self.bytes += value
-            self.bytes.appendUTF8("\r\n")
+            self.bytes.appendLiteral("\r\n")
         }
 
         /// A field whose value is checked. - Throws: ``WARCError/Kind/invalidField`` naming it.
@@ -152,9 +152,9 @@ public struct WARCRecord: Sendable {
                 throw WARCError.invalidField(field.name)
             }
             self.bytes.appendUTF8(field.name)
-            self.bytes.appendUTF8(": ")
+            self.bytes.appendLiteral(": ")
             self.bytes.appendUTF8(field.value)
-            self.bytes.appendUTF8("\r\n")
+            self.bytes.appendLiteral("\r\n")
         }
     }
 
@@ -189,21 +189,31 @@ public struct WARCRecord: Sendable {
 
     /// A new `WARC-Record-ID`: `<urn:uuid:…>` with a random (version 4) UUID in lower case.
     public static func newID() -> String {
-        var bytes = Self.randomPool.withLock { $0.take16() }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        let digits = Array("0123456789abcdef".utf8)
-        var text = Array("<urn:uuid:".utf8)
-        text.reserveCapacity(46)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 {
-                text.append(UInt8(ascii: "-"))
+        var (high, low) = Self.randomPool.withLock { $0.take16() }
+        // Version 4 and the RFC 4122 variant, in bytes 6 and 8 (big-endian order, as written).
+        high = high & ~(0xF000 as UInt64) | 0x4000
+        low = low & ~(0xC000_0000_0000_0000 as UInt64) | 0x8000_0000_0000_0000
+        return String(unsafeUninitializedCapacity: 47) { text in
+            let digits: StaticString = "0123456789abcdef"
+            let prefix: StaticString = "<urn:uuid:"
+            var count = 0
+            for index in 0..<prefix.utf8CodeUnitCount {
+                text[count] = prefix.utf8Start[index]
+                count += 1
             }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[count] = UInt8(ascii: "-")
+                    count += 1
+                }
+                let byte = UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> UInt64(56 - 8 * (index % 8)))
+                text[count] = digits.utf8Start[Int(byte >> 4)]
+                text[count + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                count += 2
+            }
+            text[count] = UInt8(ascii: ">")
+            return count + 1
         }
-        text.append(UInt8(ascii: ">"))
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// The system's random bytes, drawn 4 KiB at a time: a draw per ID cost a system call each.
@@ -213,7 +223,8 @@ public struct WARCRecord: Sendable {
         private var bytes: [UInt8] = []
         private var next = 0
 
-        mutating func take16() -> [UInt8] {
+        /// The next 16 bytes, as two numbers read big-endian.
+        mutating func take16() -> (UInt64, UInt64) {
             if self.next + 16 > self.bytes.count {
                 self.bytes = [UInt8](unsafeUninitializedCapacity: 4096) { buffer, count in
                     Self.fill(UnsafeMutableRawBufferPointer(buffer))
@@ -222,7 +233,12 @@ public struct WARCRecord: Sendable {
                 self.next = 0
             }
             defer { self.next += 16 }
-            return Array(self.bytes[self.next..<self.next + 16])
+            return self.bytes.withUnsafeBytes { bytes in
+                (
+                    UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: self.next, as: UInt64.self)),
+                    UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: self.next + 8, as: UInt64.self))
+                )
+            }
         }
 
         /// One read of the kernel's source (`/dev/urandom`); where it cannot be read, the

@@ -88,6 +88,18 @@ struct WARCRecordTests {
         #expect(record.id.hasPrefix("<urn:uuid:") && record.id.hasSuffix(">") && record.id.count == 47)
     }
 
+    @Test func recordIDsAreDistinctVersionFourUUIDs() {
+        let ids = (0..<2_000).map { _ in WARCRecord.newID() }
+        #expect(Set(ids).count == ids.count)
+        for id in ids {
+            // <urn:uuid:xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx>
+            let uuid = Array(id.utf8.dropFirst(10).dropLast())
+            #expect(uuid.count == 36 && [8, 13, 18, 23].allSatisfy { uuid[$0] == UInt8(ascii: "-") }, "\(id)")
+            #expect(uuid[14] == UInt8(ascii: "4") && "89ab".utf8.contains(uuid[19]), "\(id)")
+            #expect(uuid.allSatisfy { "0123456789abcdef-".utf8.contains($0) }, "\(id)")
+        }
+    }
+
     @Test func aLineBreakInATargetURIIsRefused() {
         #expect(throws: WARCError.self) {
             _ = try WARCRecord.request(
