@@ -143,7 +143,7 @@ public struct CDXJLine: Sendable, Hashable {
         }
         line.append(UInt8(ascii: "\""))
         line.appendLiteral(name)
-        line.appendUTF8("\": ")
+        line.appendLiteral("\": ")
         var value = value
         let plain = value.withUTF8 { bytes in
             guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) else {
