@@ -209,7 +209,7 @@ public final class WARCArchive {
             }
             if let value = Self.value(of: "content-encoding:", in: line) {
                 let coding = Self.trimmed(value)
-                if !coding.isEmpty && !Self.startsWithLowercased(coding, "identity".utf8, whole: true) {
+                if !coding.isEmpty && !coding.isASCIICaseInsensitive("identity") {
                     return true
                 }
             } else if let value = Self.value(of: "content-type:", in: line) {
@@ -234,14 +234,9 @@ public final class WARCArchive {
         return bytes[first...last]
     }
 
-    /// Whether `bytes`, ASCII letters lowercased, start with `prefix` (lower case), or are it when `whole`.
-    private static func startsWithLowercased(
-        _ bytes: ArraySlice<UInt8>, _ prefix: some Collection<UInt8>, whole: Bool = false
-    ) -> Bool {
-        guard bytes.count >= prefix.count, !whole || bytes.count == prefix.count else {
-            return false
-        }
-        return zip(bytes, prefix).allSatisfy { $0.asciiLowercased == $1 }
+    /// Whether `bytes`, ASCII letters lowercased, start with `prefix` (lower case).
+    private static func startsWithLowercased(_ bytes: ArraySlice<UInt8>, _ prefix: some Collection<UInt8>) -> Bool {
+        bytes.count >= prefix.count && zip(bytes, prefix).allSatisfy { $0.asciiLowercased == $1 }
     }
 
     /// What follows `name` (lower case, with its colon) when `line` starts with it in any case.

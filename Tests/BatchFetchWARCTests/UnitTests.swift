@@ -254,3 +254,21 @@ struct CDXJLineTests {
         #expect(CDXJLine.jsonString("\u{1}😀") == #""\u0001\ud83d\ude00""#)
     }
 }
+
+struct CompressedBodyTests {
+    /// Which responses' records are stored rather than deflated: a content coding other than
+    /// identity, or a media type whose formats compress (not SVG), names compared in any case.
+    @Test func aBodyIsCompressedByItsCodingOrItsType() {
+        let cases: [(String, Bool)] = [
+            ("Content-Encoding: gzip\r\n", true), ("content-encoding:  IDENTITY \r\n", false),
+            ("Content-Encoding: \r\n", false), ("CONTENT-ENCODING: br\r\n", true),
+            ("Content-Type: image/jpeg\r\n", true), ("Content-Type: Image/SVG+xml\r\n", false),
+            ("Content-Type: application/json\r\n", false), ("Content-Type: application/zip; x=1\r\n", true),
+            ("Cache-Control: no-store\r\nContent-Type: VIDEO/mp4\r\n", true), ("", false), ("X: y\r\n", false),
+            ("Content-Typo: image/png\r\n", false), ("Date: x\r\nContent-Length: 3\r\n", false),
+        ]
+        for (fields, compressed) in cases {
+            #expect(WARCArchive.isCompressed(Array(fields.utf8)) == compressed, "\(fields)")
+        }
+    }
+}
